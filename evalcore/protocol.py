@@ -98,7 +98,7 @@ class DataSpec:
     """Split the items come from, e.g. ``validation``."""
     item_ids: tuple[int, ...] = _f(tuple, elem=int)
     """Dataset idx of every scored item, in the order they were selected."""
-    revision: str | None = _f(str, optional=True)
+    revision: str | None = _f(str, optional=True, default=None)
     """Hub revision of the dataset, when it comes from the Hub."""
 
     def __post_init__(self) -> None:

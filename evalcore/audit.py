@@ -1,0 +1,167 @@
+"""The audit: official and independent runs compared item by item, at three recheck levels.
+
+Explained in the notebook *Running the official harness* and *The doc_id bug*.
+
+- **Level 1, stored scores** (the record alone): record self-digest and fingerprint;
+  every logged ``doc_id`` against the idx of the logged document's content; labels and
+  targets; every s_ij, official vs independent; predictions and accuracy re-aggregated.
+- **Level 2, prompts** (data and tokenizer): request strings rebuilt from the verified
+  rows and hashed like the harness; candidate boundaries and token ids re-encoded.
+- **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalcore.fingerprint import protocol_fingerprint
+from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
+
+__all__ = ["ABS_TOL", "AuditReport", "audit_record"]
+
+ABS_TOL = 1e-5
+"""Largest |official - independent| s_ij difference the audit accepts."""
+
+
+@dataclass
+class AuditReport:
+    """Findings of one audit, level by level."""
+
+    levels: dict[str, list[str]] = field(default_factory=dict)
+    """Level name -> problems found (empty list: the level passed)."""
+    misfiled: list[tuple[int, int]] = field(default_factory=list)
+    """``(logged doc_id, idx of the logged document's content)`` for every wrong id."""
+    items: int = 0
+    """Items compared official vs independent."""
+    scores: int = 0
+    """s_ij values compared."""
+    max_abs_diff: float = 0.0
+    """Largest |official - independent| over compared s_ij."""
+    max_abs_diff_rerun: float | None = None
+    """Largest |stored - recomputed| s_ij at level 3, when it ran."""
+
+    @property
+    def ok(self) -> bool:
+        """True when no level found a problem."""
+        return not any(self.levels.values())
+
+    def summary(self) -> str:
+        """The one-line verdict the CLI prints last."""
+        if self.ok:
+            return f"audit ok: {self.items} items, {self.scores} scores, max_abs_diff={self.max_abs_diff:.3g}"
+        first = next(p for problems in self.levels.values() for p in problems)
+        count = sum(len(p) for p in self.levels.values())
+        return f"audit FAILED: {first}" + (f" (and {count - 1} more)" if count > 1 else "")
+
+
+def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
+    problems: list[str] = []
+    if protocol_fingerprint(record["protocol"]) != record["fingerprint"]:
+        problems.append("fingerprint does not match the recorded protocol")
+    compared = 0
+    for item in record["items"]:
+        off, ind, i = item["official"], item["independent"], item["item_id"]
+        if off is not None:
+            if off["doc_id"] != off["content_idx"]:
+                report.misfiled.append((off["doc_id"], off["content_idx"]))
+            if off["target"] != item["label"]:
+                problems.append(f"item {i}: logged target {off['target']} != label {item['label']}")
+            if off["doc_row_sha256"] != item["row_sha256"]:
+                problems.append(f"item {i}: logged document's row hash differs from the committed row")
+            pred = argmax_first(off["loglik"])
+            if float(pred == item["label"]) != off["acc"]:
+                problems.append(f"item {i}: logged acc {off['acc']} but argmax of its scores gives {pred}")
+        if off is None or ind is None:
+            continue
+        compared += 1
+        if off["prompt_hash"] != ind["prompt_hash"]:
+            problems.append(f"item {i}: prompt hash differs (official {off['prompt_hash'][:12]}…)")
+        if off["continuation_sha256"] != ind["continuation_sha256"]:
+            problems.append(f"item {i}: candidate strings differ")
+        for j, (a, b) in enumerate(zip(off["loglik"], ind["loglik"], strict=True)):
+            diff = abs(a - b)
+            report.max_abs_diff = max(report.max_abs_diff, diff)
+            report.scores += 1
+            if not diff <= ABS_TOL:
+                problems.append(f"item {i}: s_{i},{j} official {a!r} vs independent {b!r} (|Δ|={diff:.3g})")
+        if argmax_first(off["loglik"]) != ind["prediction"]:
+            problems.append(f"item {i}: predictions differ")
+    report.items = compared
+    if report.misfiled:
+        problems.append(
+            f"{len(report.misfiled)} logged doc_id values name the wrong item "
+            f"(logged -> actual: {', '.join(f'{a}->{b}' for a, b in report.misfiled)})"
+        )
+    agg = record["aggregate"]
+    official = [it["official"] for it in record["items"] if it["official"] is not None]
+    if official:
+        acc = sum(o["acc"] for o in official) / len(official)
+        if abs(acc - (agg["official"]["acc"] or 0.0)) > 1e-12:
+            problems.append(f"official acc {agg['official']['acc']} != mean of logged acc {acc}")
+    scored = [it for it in record["items"] if it["independent"] is not None]
+    acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / max(len(scored), 1)
+    if abs(acc_ind - agg["independent"]["acc"]) > 1e-12:
+        problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
+    problems += [f"run failure: {f}" for f in record["failures"]]
+    return problems
+
+
+def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str]:
+    from evalcore.run import sha256_text
+
+    problems = []
+    for item in record["items"]:
+        i, ind, off = item["item_id"], item["independent"], item["official"]
+        requests = requests_for(rows[i].sentence)
+        prompt_hash = sha256_text(requests[0][0])
+        for name, entry in (("official", off), ("independent", ind)):
+            if entry is not None and entry["prompt_hash"] != prompt_hash:
+                problems.append(f"item {i}: {name} prompt hash does not match the prompt rebuilt from the data")
+        if ind is None:
+            continue
+        cands = [encode_pair(tokenizer, ctx, cont) for ctx, cont in requests]
+        if [list(c.continuation_ids) for c in cands] != ind["continuation_ids"]:
+            problems.append(f"item {i}: re-encoded candidate tokens differ from the record")
+        if len(cands[0].context_ids) != ind["context_length"] or cands[0].context_ids[0] != ind["first_token"]:
+            problems.append(f"item {i}: re-encoded context boundary differs from the record")
+    return problems
+
+
+def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
+    problems = []
+    worst = 0.0
+    for item in record["items"]:
+        if item["independent"] is None:
+            continue
+        fresh = score_item(model, tokenizer, rows[item["item_id"]]).loglik
+        for name in ("official", "independent"):
+            stored = item[name]
+            if stored is None:
+                continue
+            for j, (a, b) in enumerate(zip(stored["loglik"], fresh, strict=True)):
+                worst = max(worst, abs(a - b))
+                if not abs(a - b) <= ABS_TOL:
+                    problems.append(f"item {item['item_id']}: stored {name} s_{j} {a!r} vs re-run {b!r}")
+    report.max_abs_diff_rerun = worst
+    return problems
+
+
+def audit_record(
+    record: dict[str, Any], *, rows: list[Any] | None = None, tokenizer: Any = None, model: Any = None
+) -> AuditReport:
+    """Audit a run record; deeper levels run when their inputs are given.
+
+    Args:
+        record: a record from :func:`evalcore.records.read_record`.
+        rows: the verified validation split, for level 2 and 3.
+        tokenizer: for level 2 and 3.
+        model: for level 3.
+    """
+    report = AuditReport()
+    report.levels["1 stored scores"] = _level1(record, report)
+    if rows is not None and tokenizer is not None:
+        report.levels["2 prompts re-encoded"] = _level2(record, rows, tokenizer)
+        if model is not None:
+            report.levels["3 forward pass re-run"] = _level3(record, rows, model, tokenizer, report)
+    return report

@@ -1,0 +1,113 @@
+"""Command line: ``python -m evalcore prepare | run | audit``.
+
+Explained in the notebook *Running the official harness*. Every command calls the
+same functions the notebooks call. Exit status: 0 success, 1 audit failed,
+2 refused input (the message says what and why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from evalcore.resources import DEFAULT_MODEL, MODELS
+
+__all__ = ["main"]
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from evalcore.resources import load_split, locate_model, verify_rows
+    from evalcore.selection import committed_selection, confirm_ids, dev_ids
+
+    directory, gguf, res = locate_model(args.model)
+    print(f"model ok: {res.display_name} at {directory} ({gguf or res.revision}), sha256 verified")
+    for split in ("train", "validation"):
+        rows = load_split(split, source=args.data_source)
+        print(f"data ok: {split} {len(rows)} rows, digest {verify_rows(split, rows)[:16]}…")
+    sel = committed_selection()
+    if [e["idx"] for e in sel["dev"]] != dev_ids() or [e["idx"] for e in sel["confirm"]] != confirm_ids():
+        print("selection FAILED: committed ids differ from the hash order", file=sys.stderr)
+        return 1
+    print(f"selection ok: {len(sel['dev'])} dev, {len(sel['confirm'])} confirm (sealed)")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from evalcore.run import execute_run
+
+    out = args.out or ("runs/smoke" if args.smoke else "runs/dev64")
+    path, record = execute_run(
+        out,
+        smoke=args.smoke,
+        sort_ids=not args.unsorted_ids,
+        unseal=args.unseal,
+        model_name=args.model,
+        data_source=args.data_source,
+        overwrite=args.overwrite,
+    )
+    agg, led = record["aggregate"], record["ledger"]["summary"]
+    print(f"official acc {agg['official']['acc']} on {agg['official']['n']} items")
+    print(f"independent acc {agg['independent']['acc']} on {agg['independent']['n']} items")
+    print(f"ledger: {led['counts']}; fingerprint {record['fingerprint'][:16]}…")
+    print(f"wall {record['timings']['total_s']:.1f} s, peak RSS {record['peak_rss_mb']:.0f} MB, "
+          f"{len(record['warnings'])} warnings, {len(record['failures'])} failures")  # fmt: skip
+    print(f"record written: {path}")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from evalcore.audit import audit_record
+    from evalcore.records import read_record
+    from evalcore.resources import load_model, load_split
+
+    record = read_record(args.dir)
+    rows = tokenizer = model = None
+    if args.level >= 2:
+        rows = load_split("validation", source=record["resources"]["data"]["source"])
+        model, tokenizer = load_model(record["resources"]["model"]["name"])
+        if args.level == 2:
+            model = None
+    report = audit_record(record, rows=rows, tokenizer=tokenizer, model=model)
+    for level, problems in report.levels.items():
+        print(f"level {level}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+        for problem in problems:
+            print(f"  - {problem}")
+    if report.max_abs_diff_rerun is not None:
+        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g}")
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evalcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS), help="model registry name")
+    common.add_argument(
+        "--data-source", default="local", choices=["local", "hub"], help="SST-2 from $EVALBOOK_SST2_DIR or the Hub"
+    )
+    sub.add_parser("prepare", parents=[common], help="locate and verify the model, data and selection")
+    run = sub.add_parser("run", parents=[common], help="score the dev items twice and write DIR/run.json")
+    run.add_argument("--smoke", action="store_true", help="4 items independent, 2 official")
+    run.add_argument("--out", help="output directory (default runs/dev64, or runs/smoke)")
+    run.add_argument("--unsorted-ids", action="store_true",
+                     help="pass the ids to the harness in hash order, unsorted: reproduces the doc_id bug")  # fmt: skip
+    run.add_argument("--unseal", action="store_true", help="allow sealed confirm items (recorded)")
+    run.add_argument("--overwrite", action="store_true", help="replace an existing record")
+    audit = sub.add_parser("audit", help="audit a run record")
+    audit.add_argument("dir", help="run directory (or its run.json)")
+    audit.add_argument("--level", type=int, choices=[1, 2, 3], default=3,
+                       help="1 stored scores; 2 + prompts re-encoded; 3 + forward pass re-run (default)")  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = _parser().parse_args(argv)
+    handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
+    try:
+        return handler(args)
+    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,189 @@
+"""The official measurement: lm-eval 0.4.9.2's own ``sst2`` task, run on the local data.
+
+Explained in the notebook *Running the official harness* (``notebooks/official-run.md``).
+
+The task config is the harness's registry config for ``sst2``, unchanged except for
+``custom_dataset``, which hands the harness the verified local rows instead of a Hub
+download. Request and response caches are off; the model is HFLM on the CPU in
+float32 with eager attention, batch 1, seed 94.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalcore.resources import DEFAULT_MODEL, Row, locate_model
+from evalcore.scoring import MAX_LENGTH
+from evalcore.selection import check_ids
+
+__all__ = ["HARNESS_VERSION", "SEED", "TASK", "OfficialRun", "official_task_config", "run_official"]
+
+TASK = "sst2"
+"""Task name in the lm-eval registry."""
+
+HARNESS_VERSION = "0.4.9.2"
+"""The lm-eval version this book pins; :func:`run_official` refuses any other."""
+
+SEED = 94
+"""Seed for Python, NumPy, torch and few-shot sampling in the official run."""
+
+
+@dataclass
+class OfficialRun:
+    """What the official run logged, as the harness logged it."""
+
+    samples: list[dict[str, Any]]
+    """The harness's per-item log (``doc_id``, ``doc``, ``arguments``, ``resps``, hashes, ``acc``)."""
+    results: dict[str, Any]
+    """Aggregate metrics for the task (``acc,none``, ``acc_stderr,none``, ...)."""
+    n_samples: dict[str, Any]
+    """The harness's ``n-samples`` entry for the task."""
+    config: dict[str, Any]
+    """The effective task config the harness reports."""
+    ids_passed: list[int]
+    """The ``samples`` list handed to ``simple_evaluate``, in the order handed."""
+    warnings: list[str] = field(default_factory=list)
+    """Warnings and console noise (e.g. git's "not a git repository"), kept apart from failures."""
+    seconds: float = 0.0
+    """Wall time of ``simple_evaluate``."""
+
+
+def _check_version() -> None:
+    from importlib.metadata import version
+
+    installed = version("lm_eval")
+    if installed != HARNESS_VERSION:
+        raise RuntimeError(f"lm-eval {installed} is installed; this book pins {HARNESS_VERSION}")
+
+
+def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dict[str, Any]:
+    """The registry config of ``sst2`` with ``custom_dataset`` returning the given rows.
+
+    Every other field (prompt, choices, target, metric, splits, version) is the
+    harness's own.
+    """
+    from datasets import Dataset, DatasetDict
+    from lm_eval.tasks import TaskManager
+
+    config = dict(TaskManager()._get_config(TASK))
+
+    def local_dataset(**_metadata: Any) -> DatasetDict:
+        return DatasetDict(
+            {
+                "train": Dataset.from_list([r.as_doc() for r in train]),
+                "validation": Dataset.from_list([r.as_doc() for r in validation]),
+            }
+        )
+
+    config["custom_dataset"] = local_dataset
+    return config
+
+
+@contextlib.contextmanager
+def _captured(sink: list[str]) -> Iterator[None]:
+    """Collect warnings, lm-eval/transformers log records and fd-2 output into ``sink``."""
+
+    class ListHandler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            sink.append(f"{record.levelname} {record.name}: {record.getMessage()}")
+
+    handler = ListHandler(level=logging.WARNING)
+    loggers = [logging.getLogger(name) for name in ("lm-eval", "lm_eval", "transformers", "datasets")]
+    for lg in loggers:
+        lg.addHandler(handler)
+    saved_fd = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as err, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        os.dup2(err.fileno(), 2)
+        try:
+            with contextlib.redirect_stderr(io.TextIOWrapper(os.fdopen(os.dup(2), "wb"), write_through=True)):
+                yield
+        finally:
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+            for lg in loggers:
+                lg.removeHandler(handler)
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace")
+            sink.extend(line for line in text.splitlines() if line.strip() and "%|" not in line)
+            sink.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+
+
+def run_official(
+    train: Sequence[Row],
+    validation: Sequence[Row],
+    ids: Sequence[int],
+    *,
+    sort_ids: bool = True,
+    unseal: bool = False,
+    model: str = DEFAULT_MODEL,
+    seed: int = SEED,
+) -> OfficialRun:
+    """Run ``simple_evaluate`` on the given validation items.
+
+    Args:
+        train, validation: the verified splits.
+        ids: validation idx to evaluate.
+        sort_ids: pass ``sorted(ids)`` (default). ``False`` passes them in the order
+            given, which makes lm-eval 0.4.9.2 log wrong ``doc_id`` values (the
+            accuracy stays right); the audit catches it.
+        unseal: allow sealed confirm items.
+
+    Raises:
+        RuntimeError: the installed lm-eval is not the pinned version.
+        SealedItemError, ValueError, TypeError: bad ids (see ``check_ids``).
+    """
+    _check_version()
+    ids = check_ids(ids, unseal=unseal)
+    passed = sorted(ids) if sort_ids else list(ids)
+    directory, gguf_file, _ = locate_model(model)
+
+    import lm_eval
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    noise: list[str] = []
+    with _captured(noise):
+        config = official_task_config(train, validation)
+        lm = HFLM(
+            pretrained=str(directory),
+            gguf_file=gguf_file,
+            device="cpu",
+            dtype="float32",
+            batch_size=1,
+            max_length=MAX_LENGTH,
+            attn_implementation="eager",
+        )
+        start = time.perf_counter()
+        out = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=[config],
+            task_manager=TaskManager(),
+            samples={TASK: passed},
+            log_samples=True,
+            cache_requests=False,
+            use_cache=None,
+            random_seed=seed,
+            numpy_random_seed=seed,
+            torch_random_seed=seed,
+            fewshot_random_seed=seed,
+        )
+        seconds = time.perf_counter() - start
+    return OfficialRun(
+        samples=out["samples"][TASK],
+        results=out["results"][TASK],
+        n_samples=out.get("n-samples", {}).get(TASK, {}),
+        config=out["configs"][TASK],
+        ids_passed=passed,
+        warnings=noise,
+        seconds=seconds,
+    )
