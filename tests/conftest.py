@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evalcore.resources import DATA_ENV
+
+
+@pytest.fixture(scope="session")
+def sst2_dir() -> Path:
+    value = os.environ.get(DATA_ENV)
+    if not value or not Path(value, "dev.tsv").is_file():
+        # A missing data directory is a set-up error, not a reason to skip: fail loudly.
+        raise RuntimeError(f"${DATA_ENV} must point at GLUE's SST-2 files for these tests (got {value!r})")
+    return Path(value)
+
+
+@pytest.fixture(scope="session")
+def validation(sst2_dir):
+    from evalcore.resources import load_split
+
+    return load_split("validation")
+
+
+@pytest.fixture(scope="session")
+def train(sst2_dir):
+    from evalcore.resources import load_split
+
+    return load_split("train")
+
+
+@pytest.fixture(scope="session")
+def model_and_tokenizer():
+    from evalcore.resources import load_model
+
+    return load_model()
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory, sst2_dir):
+    """A real smoke run (4 items independent, 2 official), written to disk."""
+    from evalcore.run import execute_run
+
+    return execute_run(tmp_path_factory.mktemp("smoke"), smoke=True)
+
+
+@pytest.fixture(scope="session")
+def unsorted_run(tmp_path_factory, sst2_dir):
+    """A real run of three dev items passed to the harness unsorted (the doc_id bug path)."""
+    from evalcore.run import execute_run
+    from evalcore.selection import dev_ids
+
+    return execute_run(tmp_path_factory.mktemp("unsorted"), ids=dev_ids()[:3], sort_ids=False)

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+
+import pytest
+
+from evalcore.audit import ABS_TOL, audit_record
+from evalcore.cli import main
+from evalcore.records import read_record
+
+pytestmark = pytest.mark.model
+
+
+def test_smoke_record_passes_all_three_levels(smoke_run, validation, model_and_tokenizer):
+    path, _ = smoke_run
+    model, tok = model_and_tokenizer
+    report = audit_record(read_record(path), rows=validation, tokenizer=tok, model=model)
+    assert report.ok, report.levels
+    assert list(report.levels) == ["1 stored scores", "2 prompts re-encoded", "3 forward pass re-run"]
+    assert report.items == 2 and report.scores == 4
+    assert report.max_abs_diff <= ABS_TOL and report.max_abs_diff_rerun <= ABS_TOL
+    assert report.summary().startswith("audit ok: 2 items, 4 scores, max_abs_diff=")
+
+
+def test_unsorted_record_fails_with_the_misfiled_ids(unsorted_run):
+    path, record = unsorted_run
+    report = audit_record(read_record(path))
+    expected = [
+        (it["official"]["doc_id"], it["item_id"]) for it in record["items"] if it["official"]["doc_id"] != it["item_id"]
+    ]
+    assert not report.ok and sorted(report.misfiled) == sorted(expected)
+    assert report.summary().startswith("audit FAILED: ")
+    assert "logged doc_id values name the wrong item" in report.summary()
+
+
+def test_changed_score_caught_at_level_1(smoke_run, tmp_path):
+    _, record = smoke_run
+    edited = copy.deepcopy(record)
+    item = next(it for it in edited["items"] if it["official"] is not None)
+    item["official"]["loglik"][1] += 0.01
+    report = audit_record(edited)
+    assert not report.ok and any("|Δ|=0.01" in p for p in report.levels["1 stored scores"])
+
+
+def test_removed_item_caught(smoke_run):
+    _, record = smoke_run
+    edited = copy.deepcopy(record)
+    del edited["items"][0]
+    report = audit_record(edited)
+    assert not report.ok  # the fingerprint lists the item, the aggregate no longer matches
+
+
+def test_changed_fingerprint_caught(smoke_run):
+    _, record = smoke_run
+    report = audit_record({**record, "fingerprint": "0" * 64})
+    assert report.levels["1 stored scores"] == ["fingerprint does not match the recorded protocol"]
+
+
+def test_cli_exit_codes(smoke_run, unsorted_run, tmp_path, capsys):
+    assert main(["audit", str(unsorted_run[0]), "--level", "1"]) == 1
+    assert "audit FAILED:" in capsys.readouterr().out.splitlines()[-1]
+    assert main(["audit", str(smoke_run[0]), "--level", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("audit ok: 2 items, 4 scores")
+    edited = tmp_path / "edited"
+    shutil.copytree(smoke_run[0].parent, edited)
+    data = json.loads((edited / "run.json").read_text())
+    data["items"][0]["independent"]["loglik"][0] = 0.0
+    (edited / "run.json").write_text(json.dumps(data))
+    assert main(["audit", str(edited)]) == 2
+    assert "edited after it was written" in capsys.readouterr().err
+
+
+def test_cli_run_refuses_existing_record(smoke_run, capsys):
+    assert main(["run", "--smoke", "--out", str(smoke_run[0].parent)]) == 2
+    assert "already holds a run record" in capsys.readouterr().err
+
+
+def test_cli_run_refuses_sealed_ids_without_writing(tmp_path, capsys, monkeypatch):
+    from evalcore import run as run_module
+    from evalcore.selection import confirm_ids
+
+    monkeypatch.setattr(run_module, "dev_ids", lambda: confirm_ids()[:2])
+    assert main(["run", "--smoke", "--out", str(tmp_path / "sealed")]) == 2
+    assert "sealed confirm set" in capsys.readouterr().err
+    assert not (tmp_path / "sealed" / "run.json").exists()

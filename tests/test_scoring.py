@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import pytest
+
+from evalcore.resources import Row
+from evalcore.scoring import (
+    QUESTION,
+    BoundaryError,
+    PromptTooLongError,
+    argmax_first,
+    doc_to_text,
+    encode_pair,
+    requests_for,
+    score_item,
+    score_items,
+)
+from evalcore.selection import SealedItemError, confirm_ids, dev_ids
+
+
+class CharTokenizer:
+    """Tiny fixture: BOS (id 1) then one id per character."""
+
+    def encode(self, text):
+        return [1] + [ord(c) for c in text]
+
+
+class MergingTokenizer(CharTokenizer):
+    """Merges ':' and ' ' into one token, so the context is not a prefix of the whole."""
+
+    def encode(self, text):
+        return [1] + [
+            999 if text[i : i + 2] == ": " else ord(c) for i, c in enumerate(text) if text[i - 1 : i + 1] != ": "
+        ]
+
+
+def test_requests_match_the_task_template():
+    assert requests_for("fine .") == [
+        ("fine .\nQuestion: Is this sentence positive or negative?\nAnswer:", " negative"),
+        ("fine .\nQuestion: Is this sentence positive or negative?\nAnswer:", " positive"),
+    ]
+    assert doc_to_text("x ") == "x " + QUESTION
+
+
+def test_boundary_rule_whole_minus_context():
+    cand = encode_pair(CharTokenizer(), "ab", " c")
+    assert cand.context_ids == (1, 97, 98) and cand.continuation_ids == (32, 99)
+    assert cand.input_ids == (1, 97, 98, 32)
+
+
+def test_trailing_context_whitespace_moves_to_continuation():
+    cand = encode_pair(CharTokenizer(), "ab ", "c")
+    assert cand.context == "ab" and cand.continuation == " c"
+
+
+def test_boundary_error_when_context_not_prefix():
+    with pytest.raises(BoundaryError, match="not a prefix"):
+        encode_pair(MergingTokenizer(), "Answer:", " x")
+
+
+def test_over_length_prompt_refused_not_truncated():
+    with pytest.raises(PromptTooLongError, match="needs 12 input tokens, more than max_length=10"):
+        encode_pair(CharTokenizer(), "a" * 10, " b", max_length=10)
+    assert len(encode_pair(CharTokenizer(), "a" * 8, " b", max_length=10).input_ids) == 10
+
+
+def test_argmax_ties_go_to_first():
+    assert argmax_first([-1.0, -1.0]) == 0
+    assert argmax_first([-2.0, -1.0, -1.0]) == 1
+    with pytest.raises(ValueError):
+        argmax_first([])
+
+
+@pytest.mark.model
+def test_real_item_feeds_bos_and_single_token_candidates(model_and_tokenizer, validation):
+    # Guards against the BOS mismatch: the harness feeds BOS + prompt with the GGUF tokenizer.
+    model, tok = model_and_tokenizer
+    score = score_item(model, tok, validation[dev_ids()[0]])
+    neg, pos = score.candidates
+    assert neg.context_ids[0] == tok.bos_token_id == 1
+    assert neg.continuation_ids == (3524,) and pos.continuation_ids == (2731,)
+    assert score.logits_shape == (1, len(neg.input_ids), 49152)
+    assert score.forward_passes == 1
+    assert all(len(t) == 1 and t[0] == ll for t, ll in zip(score.token_logprobs, score.loglik, strict=True))
+    assert all(ll < 0 for ll in score.loglik)
+
+
+@pytest.mark.model
+def test_real_model_refuses_an_over_length_prompt(model_and_tokenizer):
+    model, tok = model_and_tokenizer
+    with pytest.raises(PromptTooLongError, match="more than max_length=512"):
+        score_item(model, tok, Row(0, "so very long . " * 200, 1))
+
+
+@pytest.mark.model
+def test_score_items_refuses_sealed_ids(model_and_tokenizer, validation):
+    model, tok = model_and_tokenizer
+    with pytest.raises(SealedItemError):
+        score_items(model, tok, validation, [confirm_ids()[5]])
