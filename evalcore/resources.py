@@ -13,6 +13,7 @@ import csv
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -181,20 +182,35 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
     return directory, res.filename, res
 
 
-def load_model(name: str = DEFAULT_MODEL) -> tuple[Any, Any]:
+def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
 
     The tokenizer is built the way lm-eval's HFLM builds it: from the same directory
     and GGUF file, with default settings (which prepend BOS for the GGUF tokenizer).
+
+    Args:
+        name: registry name in :data:`MODELS`.
+        notes: if given, receives the warnings and console messages of loading
+            (progress bars dropped); otherwise they go to the ``evalcore`` logger.
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from evalcore.capture import captured
+
     directory, gguf_file, _ = locate_model(name)
     kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
-    tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, attn_implementation="eager", **kwargs)
+    sink: list[str] = []
+    with captured(sink):
+        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(
+            directory, dtype=torch.float32, attn_implementation="eager", **kwargs
+        )
     model.eval()
+    if notes is not None:
+        notes.extend(sink)
+    for line in sink:
+        logging.getLogger("evalcore").info("load_model: %s", line)
     return model, tokenizer
 
 

@@ -1,0 +1,161 @@
+"""Reading the task: the pinned sst2 YAML, the TaskConfig defaults it leaves implicit, and
+where in the harness's source each rule lives.
+
+Explained in the notebook *Reading the task* (``notebooks/reading-the-task.md``) and the
+source-map appendix. Every line number here is found in the *installed* lm-eval files
+at run time, never typed by hand, so the book cannot drift from the code it describes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "SOURCE_POINTS",
+    "TASK_YAML",
+    "ConfigField",
+    "SourceRef",
+    "effective_config",
+    "find_source",
+    "metric_defaults",
+    "read_task_yaml",
+    "source_map",
+    "task_yaml_path",
+]
+
+TASK_YAML = "tasks/glue/sst2/default.yaml"
+"""The task file, relative to the installed ``lm_eval`` package."""
+
+
+def _lm_eval_root() -> Path:
+    import lm_eval
+
+    return Path(lm_eval.__file__).resolve().parent
+
+
+def task_yaml_path() -> Path:
+    """Absolute path of the installed sst2 YAML."""
+    return _lm_eval_root() / TASK_YAML
+
+
+def read_task_yaml() -> dict[str, Any]:
+    """The sst2 YAML as a dict (``yaml.safe_load``; the file has no custom tags)."""
+    data = yaml.safe_load(task_yaml_path().read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{task_yaml_path()} does not hold a mapping")
+    return data
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One TaskConfig field as the sst2 task ends up with it."""
+
+    name: str
+    """Field name in ``lm_eval.api.task.TaskConfig``."""
+    value: Any
+    """Effective value."""
+    origin: str
+    """``yaml`` (set by the task file) or ``default`` (TaskConfig's default)."""
+    default: Any
+    """TaskConfig's default for the field."""
+
+
+def effective_config() -> list[ConfigField]:
+    """Every TaskConfig field for sst2, marking which the YAML sets and which it leaves to defaults."""
+    from lm_eval.api.task import TaskConfig
+
+    data = read_task_yaml()
+    unknown = set(data) - {f.name for f in dataclasses.fields(TaskConfig)}
+    if unknown:
+        raise ValueError(f"the task YAML has keys TaskConfig does not know: {sorted(unknown)}")
+    out = []
+    for f in dataclasses.fields(TaskConfig):
+        default = f.default if f.default is not dataclasses.MISSING else None
+        if f.name in data:
+            out.append(ConfigField(f.name, data[f.name], "yaml", default))
+        else:
+            out.append(ConfigField(f.name, default, "default", default))
+    return out
+
+
+def metric_defaults(metric: str) -> dict[str, Any]:
+    """What the metric registry supplies for a metric the YAML names without options."""
+    import lm_eval.api.metrics  # noqa: F401 (importing it fills the metric registry)
+    from lm_eval.api import registry
+
+    aggregation = registry.get_metric_aggregation(metric)
+    return {
+        "metric": metric,
+        "aggregation": getattr(aggregation, "__name__", repr(aggregation)),
+        "higher_is_better": registry.is_higher_better(metric),
+    }
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A line of the installed harness."""
+
+    path: str
+    """File, relative to the ``lm_eval`` package."""
+    line: int
+    """1-based line number."""
+    text: str
+    """The line, stripped."""
+
+    def __str__(self) -> str:
+        return f"lm_eval/{self.path}:{self.line}"
+
+
+def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
+    """Find the ``occurrence``-th line of an installed lm-eval file that contains ``needle``.
+
+    Raises:
+        FileNotFoundError: no such file in the installed package.
+        LookupError: the text is not there (the pinned code has changed).
+    """
+    file = _lm_eval_root() / path
+    if not file.is_file():
+        raise FileNotFoundError(f"lm_eval/{path} is not in the installed package")
+    seen = 0
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in line:
+            seen += 1
+            if seen == occurrence:
+                return SourceRef(path, number, line.strip())
+    raise LookupError(f"{needle!r} (occurrence {occurrence}) not found in lm_eval/{path}")
+
+
+SOURCE_POINTS: dict[str, tuple[str, str, str]] = {
+    "target_delimiter default": ("api/task.py", 'target_delimiter: str = " "', "TaskConfig"),
+    "fewshot_delimiter default": ("api/task.py", 'fewshot_delimiter: str = "\\n\\n"', "TaskConfig"),
+    "eval split: test, else validation": ("api/task.py", "def eval_docs", "Task.eval_docs"),
+    "samples filter keeps dataset order": ("api/task.py", "enumerate(x for i, x in enumerate(self.eval_docs) if i in samples)", "Task.doc_iterator"),
+    "one request per choice": ("api/task.py", 'arguments = [(ctx, f"{target_delimiter}{cont}") for cont in choices]', "ConfigurableTask.construct_requests"),
+    "argmax over log-likelihoods": ("api/task.py", "pred = np.argmax(lls)", "ConfigurableTask.process_results"),
+    "acc per item": ("api/task.py", "acc = 1.0 if pred == gold else 0.0", "ConfigurableTask.process_results"),
+    "default aggregation warning": ("api/task.py", "is defined, but aggregation is not", "ConfigurableTask.__init__"),
+    "doc_id from the samples list": ("evaluator.py", "doc_id_true = indices[doc_id]", "evaluate"),
+    "n-samples effective size": ("evaluator.py", '"effective": min(', "evaluate"),
+    "context/continuation split": ("api/model.py", "continuation_enc = whole_enc[context_enc_len:]", "TemplateLM._encode_pair"),
+    "BOS left to the tokenizer": ("models/huggingface.py", "def tok_encode", "HFLM.tok_encode"),
+    "log-softmax over the vocabulary": ("models/huggingface.py", "multi_logits = F.log_softmax(", "HFLM._loglikelihood_tokens"),
+    "sum of candidate-token log-probs": ("models/huggingface.py", "logits = torch.gather(logits, 2, cont_toks.unsqueeze(-1)).squeeze(", "HFLM._loglikelihood_tokens"),
+    "git describe in the working directory": ("loggers/utils.py", '"describe"', "get_git_commit_hash"),
+}  # fmt: skip
+"""Rules the book cites: name -> (file, text on the line, function), resolved by :func:`source_map`."""
+
+
+def source_map() -> list[dict[str, Any]]:
+    """Resolve :data:`SOURCE_POINTS` against the installed harness, with each file's SHA-256."""
+    rows = []
+    for name, (path, needle, function) in SOURCE_POINTS.items():
+        ref = find_source(path, needle)
+        digest = hashlib.sha256((_lm_eval_root() / path).read_bytes()).hexdigest()
+        rows.append({"rule": name, "function": function, "where": str(ref), "line": ref.text, "file_sha256": digest})
+    return rows
