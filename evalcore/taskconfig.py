@@ -132,22 +132,82 @@ def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
 
 
 SOURCE_POINTS: dict[str, tuple[str, str, str]] = {
-    "target_delimiter default": ("api/task.py", 'target_delimiter: str = " "', "TaskConfig"),
-    "fewshot_delimiter default": ("api/task.py", 'fewshot_delimiter: str = "\\n\\n"', "TaskConfig"),
-    "eval split: test, else validation": ("api/task.py", "def eval_docs", "Task.eval_docs"),
-    "samples filter keeps dataset order": ("api/task.py", "enumerate(x for i, x in enumerate(self.eval_docs) if i in samples)", "Task.doc_iterator"),
-    "one request per choice": ("api/task.py", 'arguments = [(ctx, f"{target_delimiter}{cont}") for cont in choices]', "ConfigurableTask.construct_requests"),
-    "argmax over log-likelihoods": ("api/task.py", "pred = np.argmax(lls)", "ConfigurableTask.process_results"),
-    "acc per item": ("api/task.py", "acc = 1.0 if pred == gold else 0.0", "ConfigurableTask.process_results"),
-    "default aggregation warning": ("api/task.py", "is defined, but aggregation is not", "ConfigurableTask.__init__"),
-    "doc_id from the samples list": ("evaluator.py", "doc_id_true = indices[doc_id]", "evaluate"),
-    "n-samples effective size": ("evaluator.py", '"effective": min(', "evaluate"),
-    "context/continuation split": ("api/model.py", "continuation_enc = whole_enc[context_enc_len:]", "TemplateLM._encode_pair"),
-    "BOS left to the tokenizer": ("models/huggingface.py", "def tok_encode", "HFLM.tok_encode"),
-    "log-softmax over the vocabulary": ("models/huggingface.py", "multi_logits = F.log_softmax(", "HFLM._loglikelihood_tokens"),
-    "sum of candidate-token log-probs": ("models/huggingface.py", "logits = torch.gather(logits, 2, cont_toks.unsqueeze(-1)).squeeze(", "HFLM._loglikelihood_tokens"),
-    "git describe in the working directory": ("loggers/utils.py", '"describe"', "get_git_commit_hash"),
-}  # fmt: skip
+    "target_delimiter default": (
+        "api/task.py",
+        'target_delimiter: str = " "',
+        "TaskConfig",
+    ),
+    "fewshot_delimiter default": (
+        "api/task.py",
+        'fewshot_delimiter: str = "\\n\\n"',
+        "TaskConfig",
+    ),
+    "eval split: test, else validation": (
+        "api/task.py",
+        "def eval_docs",
+        "Task.eval_docs",
+    ),
+    "samples filter keeps dataset order": (
+        "api/task.py",
+        "enumerate(x for i, x in enumerate(self.eval_docs) if i in samples)",
+        "Task.doc_iterator",
+    ),
+    "one request per choice": (
+        "api/task.py",
+        'arguments = [(ctx, f"{target_delimiter}{cont}") for cont in choices]',
+        "ConfigurableTask.construct_requests",
+    ),
+    "argmax over log-likelihoods": (
+        "api/task.py",
+        "pred = np.argmax(lls)",
+        "ConfigurableTask.process_results",
+    ),
+    "acc per item": (
+        "api/task.py",
+        "acc = 1.0 if pred == gold else 0.0",
+        "ConfigurableTask.process_results",
+    ),
+    "default aggregation warning": (
+        "api/task.py",
+        "is defined, but aggregation is not",
+        "ConfigurableTask.__init__",
+    ),
+    "doc_id from the samples list": (
+        "evaluator.py",
+        "doc_id_true = indices[doc_id]",
+        "evaluate",
+    ),
+    "n-samples effective size": (
+        "evaluator.py",
+        '"effective": min(',
+        "evaluate",
+    ),
+    "context/continuation split": (
+        "api/model.py",
+        "continuation_enc = whole_enc[context_enc_len:]",
+        "TemplateLM._encode_pair",
+    ),
+    "BOS left to the tokenizer": (
+        "models/huggingface.py",
+        "def tok_encode",
+        "HFLM.tok_encode",
+    ),
+    "log-softmax over the vocabulary": (
+        "models/huggingface.py",
+        "multi_logits = F.log_softmax(",
+        "HFLM._loglikelihood_tokens",
+    ),
+    "sum of candidate-token log-probs": (
+        "models/huggingface.py",
+        "logits = torch.gather(logits, 2, cont_toks.unsqueeze(-1)).squeeze(",
+        "HFLM._loglikelihood_tokens",
+    ),
+    "git describe in the working directory": (
+        "loggers/utils.py",
+        '"describe"',
+        "get_git_commit_hash",
+    ),
+}
 """Rules the book cites: name -> (file, text on the line, function), resolved by :func:`source_map`."""
 
 
