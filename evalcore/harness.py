@@ -46,6 +46,8 @@ class OfficialRun:
     """The effective task config the harness reports."""
     ids_passed: list[int]
     """The ``samples`` list handed to ``simple_evaluate``, in the order handed."""
+    model_loading: str = ""
+    """How HFLM got its model: loaded from the GGUF path itself, or handed a preloaded one."""
     warnings: list[str] = field(default_factory=list)
     """Warnings and console noise (e.g. git's "not a git repository"), kept apart from failures."""
     seconds: float = 0.0
@@ -92,6 +94,7 @@ def run_official(
     unseal: bool = False,
     model: str = DEFAULT_MODEL,
     seed: int = SEED,
+    preloaded: tuple[Any, Any] | None = None,
 ) -> OfficialRun:
     """Run ``simple_evaluate`` on the given validation items.
 
@@ -102,6 +105,10 @@ def run_official(
             given, which makes lm-eval 0.4.9.2 log wrong ``doc_id`` values (the
             accuracy stays right); the audit catches it.
         unseal: allow sealed confirm items.
+        preloaded: ``(model, tokenizer)`` from :func:`evalcore.resources.load_model`
+            to hand to HFLM instead of letting it load the same GGUF file again
+            (a test checks that both give identical scores). Default: HFLM loads
+            ``pretrained=<package dir>, gguf_file=<file>`` itself.
 
     Raises:
         RuntimeError: the installed lm-eval is not the pinned version.
@@ -119,15 +126,20 @@ def run_official(
     noise: list[str] = []
     with captured(noise):
         config = official_task_config(train, validation)
-        lm = HFLM(
-            pretrained=str(directory),
-            gguf_file=gguf_file,
-            device="cpu",
-            dtype="float32",
-            batch_size=1,
-            max_length=MAX_LENGTH,
-            attn_implementation="eager",
-        )
+        if preloaded is None:
+            lm = HFLM(
+                pretrained=str(directory),
+                gguf_file=gguf_file,
+                device="cpu",
+                dtype="float32",
+                batch_size=1,
+                max_length=MAX_LENGTH,
+                attn_implementation="eager",
+            )
+        else:
+            lm = HFLM(
+                pretrained=preloaded[0], tokenizer=preloaded[1], device="cpu", batch_size=1, max_length=MAX_LENGTH
+            )
         start = time.perf_counter()
         out = lm_eval.simple_evaluate(
             model=lm,
@@ -149,6 +161,31 @@ def run_official(
         n_samples=out.get("n-samples", {}).get(TASK, {}),
         config=out["configs"][TASK],
         ids_passed=passed,
+        model_loading="HFLM(pretrained=<dir>, gguf_file=<file>)" if preloaded is None else "preloaded by evalcore",
         warnings=noise,
         seconds=seconds,
     )
+
+
+def build_task(train: Sequence[Row], validation: Sequence[Row], notes: list[str] | None = None) -> Any:
+    """The harness's own ``ConfigurableTask`` for sst2, on the local rows.
+
+    Args:
+        notes: receives the warnings the harness logs while building the task
+            (e.g. the default-aggregation warnings).
+    """
+    from lm_eval.api.task import ConfigurableTask
+
+    sink: list[str] = []
+    with captured(sink):
+        task = ConfigurableTask(config=official_task_config(train, validation))
+    if notes is not None:
+        notes.extend(sink)
+    return task
+
+
+def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots."""
+    context = task.fewshot_context(doc, num_fewshot=0)
+    instances = task.construct_requests(doc=doc, ctx=context, metadata=(TASK, 0, 1))
+    return [tuple(inst.arguments) for inst in instances]

@@ -141,6 +141,7 @@ def execute_run(
     model_name: str = DEFAULT_MODEL,
     data_source: str = "local",
     overwrite: bool = False,
+    preloaded: tuple[Any, Any] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Run both scorers and write ``out_dir/run.json``; return its path and the record.
 
@@ -149,6 +150,9 @@ def execute_run(
         sort_ids: pass sorted ids to the harness; ``False`` reproduces the doc_id bug.
         unseal: allow sealed confirm ids (recorded in ``settings``).
         ids: items to score instead of the dev items.
+        preloaded: ``(model, tokenizer)`` already loaded with :func:`load_model`; used
+            by both scorers (the notebooks do this to load once). Default: each
+            scorer loads the GGUF file itself.
 
     Raises:
         FileExistsError: ``out_dir`` already holds a record (checked before any work).
@@ -169,7 +173,7 @@ def execute_run(
     timings["load_data_s"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    model, tokenizer = load_model(model_name)
+    model, tokenizer = preloaded if preloaded is not None else load_model(model_name)
     timings["load_model_s"] = time.perf_counter() - t
     t = time.perf_counter()
     independent = {s.item_id: s for s in score_items(model, tokenizer, validation, chosen, unseal=unseal)}
@@ -177,7 +181,9 @@ def execute_run(
     del model
 
     t = time.perf_counter()
-    run = run_official(train, validation, official_ids, sort_ids=sort_ids, unseal=unseal, model=model_name)
+    run = run_official(
+        train, validation, official_ids, sort_ids=sort_ids, unseal=unseal, model=model_name, preloaded=preloaded
+    )
     timings["official_total_s"] = time.perf_counter() - t
     timings["official_evaluate_s"] = run.seconds
     hash_to_idx = {h: i for i, h in enumerate(committed_row_hashes("validation"))}
@@ -213,6 +219,7 @@ def execute_run(
             "sort_ids": sort_ids,
             "unsealed": unseal,
             "ids_passed_to_harness": run.ids_passed,
+            "harness_model_loading": run.model_loading,
             "official_item_ids": official_ids,
             "independent_item_ids": chosen,
         },

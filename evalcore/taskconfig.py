@@ -22,6 +22,7 @@ __all__ = [
     "ConfigField",
     "SourceRef",
     "effective_config",
+    "find_line",
     "find_source",
     "metric_defaults",
     "read_task_yaml",
@@ -112,6 +113,21 @@ class SourceRef:
         return f"lm_eval/{self.path}:{self.line}"
 
 
+def find_line(text: str, path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
+    """Find the ``occurrence``-th line of ``text`` (the file ``path``) containing ``needle``.
+
+    Raises:
+        LookupError: the text is not there (the code has changed).
+    """
+    seen = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            seen += 1
+            if seen == occurrence:
+                return SourceRef(path, number, line.strip())
+    raise LookupError(f"{needle!r} (occurrence {occurrence}) not found in lm_eval/{path}")
+
+
 def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
     """Find the ``occurrence``-th line of an installed lm-eval file that contains ``needle``.
 
@@ -122,13 +138,7 @@ def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
     file = _lm_eval_root() / path
     if not file.is_file():
         raise FileNotFoundError(f"lm_eval/{path} is not in the installed package")
-    seen = 0
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if needle in line:
-            seen += 1
-            if seen == occurrence:
-                return SourceRef(path, number, line.strip())
-    raise LookupError(f"{needle!r} (occurrence {occurrence}) not found in lm_eval/{path}")
+    return find_line(file.read_text(encoding="utf-8"), path, needle, occurrence=occurrence)
 
 
 SOURCE_POINTS: dict[str, tuple[str, str, str]] = {

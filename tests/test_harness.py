@@ -53,3 +53,16 @@ def test_unsorted_ids_misfile_doc_ids_but_not_scores(unsorted_run):
         assert item["official"]["content_idx"] == item["item_id"]
         assert item["official"]["loglik"] == item["independent"]["loglik"]
     assert record["aggregate"]["official"]["acc"] == record["aggregate"]["independent"]["acc"]
+
+
+@pytest.mark.model
+def test_preloaded_model_gives_bit_identical_official_scores(smoke_run, model_and_tokenizer, tmp_path):
+    # Guards the notebooks' shortcut: handing HFLM the model evalcore loaded must not change any score.
+    from evalcore.run import execute_run
+
+    _, by_path = smoke_run
+    _, preloaded = execute_run(tmp_path, smoke=True, preloaded=model_and_tokenizer)
+    assert preloaded["settings"]["harness_model_loading"] == "preloaded by evalcore"
+    assert by_path["settings"]["harness_model_loading"].startswith("HFLM(pretrained=")
+    assert [it["official"] for it in preloaded["items"]] == [it["official"] for it in by_path["items"]]
+    assert preloaded["fingerprint"] == by_path["fingerprint"]

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from evalcore.taskconfig import (
+    SOURCE_POINTS,
+    effective_config,
+    find_source,
+    metric_defaults,
+    read_task_yaml,
+    source_map,
+    task_yaml_path,
+)
+
+
+def test_yaml_fields_are_the_pinned_ones():
+    assert set(read_task_yaml()) == {
+        "tag", "task", "dataset_path", "dataset_name", "output_type", "training_split",
+        "validation_split", "doc_to_text", "doc_to_target", "doc_to_choice", "metric_list", "metadata",
+    }  # fmt: skip
+    assert task_yaml_path().parts[-4:] == ("tasks", "glue", "sst2", "default.yaml")
+
+
+def test_effective_config_marks_implicit_defaults():
+    fields = {f.name: f for f in effective_config()}
+    assert (fields["target_delimiter"].value, fields["target_delimiter"].origin) == (" ", "default")
+    assert (fields["fewshot_delimiter"].value, fields["fewshot_delimiter"].origin) == ("\n\n", "default")
+    assert fields["num_fewshot"].origin == "default" and fields["num_fewshot"].value is None
+    assert fields["doc_to_choice"].origin == "yaml" and fields["doc_to_choice"].value == ["negative", "positive"]
+    assert fields["output_type"].default == "generate_until" and fields["output_type"].value == "multiple_choice"
+
+
+def test_metric_registry_supplies_mean_and_higher_is_better():
+    assert metric_defaults("acc") == {"metric": "acc", "aggregation": "mean", "higher_is_better": True}
+
+
+def test_every_source_point_resolves_in_the_installed_harness():
+    rows = source_map()
+    assert len(rows) == len(SOURCE_POINTS)
+    for row, (path, needle, _) in zip(rows, SOURCE_POINTS.values(), strict=True):
+        assert row["where"].startswith(f"lm_eval/{path}:") and needle.strip() in row["line"]
+
+
+def test_missing_text_raises_lookup_error():
+    with pytest.raises(LookupError, match=r"not found in lm_eval/evaluator\.py"):
+        find_source("evaluator.py", "this line is not in the harness")
+    with pytest.raises(FileNotFoundError, match="not in the installed package"):
+        find_source("no/such/file.py", "x")
