@@ -18,10 +18,34 @@ from typing import Any
 from evalcore.fingerprint import protocol_fingerprint
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
-__all__ = ["ABS_TOL", "AuditReport", "audit_record"]
+__all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity"]
 
 ABS_TOL = 1e-5
 """Largest |official - independent| s_ij difference the audit accepts."""
+
+
+class IdentityError(AssertionError):
+    """A logged ``doc_id`` names a different item than the document logged with it."""
+
+
+def check_identity(record: dict[str, Any]) -> int:
+    """The identity assertion: every logged ``doc_id`` is the idx of its logged document.
+
+    The idx is found from the logged document's content (its row hash), never taken
+    from the log.
+
+    Returns:
+        The number of official samples checked.
+
+    Raises:
+        IdentityError: listing every ``logged doc_id -> actual idx`` that disagrees.
+    """
+    official = [it["official"] for it in record["items"] if it["official"] is not None]
+    wrong = [(o["doc_id"], o["content_idx"]) for o in official if o["doc_id"] != o["content_idx"]]
+    if wrong:
+        pairs = ", ".join(f"{a}->{b}" for a, b in wrong)
+        raise IdentityError(f"{len(wrong)} of {len(official)} logged doc_id values are wrong (logged->actual): {pairs}")
+    return len(official)
 
 
 @dataclass

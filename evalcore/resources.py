@@ -35,6 +35,7 @@ __all__ = [
     "ModelUnavailableError",
     "Row",
     "data_dir",
+    "gguf_header",
     "load_model",
     "load_split",
     "locate_model",
@@ -182,6 +183,32 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
     return directory, res.filename, res
 
 
+def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
+    """The scalar metadata of a GGUF model file (strings, numbers, booleans); arrays as their length.
+
+    Shows, for instance, that the file says ``tokenizer.ggml.add_bos_token: False``.
+    """
+    from gguf import GGUFReader, GGUFValueType
+
+    directory, gguf_file, _ = locate_model(name)
+    if gguf_file is None:
+        raise ValueError(f"model {name!r} is not a GGUF file")
+    out: dict[str, Any] = {}
+    for key, fld in GGUFReader(directory / gguf_file).fields.items():
+        if not fld.data:
+            continue
+        kind = fld.types[0]
+        if kind == GGUFValueType.ARRAY:
+            out[key] = f"<array of {len(fld.data)}>"
+        elif kind == GGUFValueType.STRING:
+            out[key] = bytes(fld.parts[fld.data[0]]).decode("utf-8")
+        elif kind == GGUFValueType.BOOL:
+            out[key] = bool(fld.parts[fld.data[0]][0])
+        else:
+            out[key] = fld.parts[fld.data[0]][0].item()
+    return out
+
+
 def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
 
@@ -193,15 +220,15 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None) -> 
         notes: if given, receives the warnings and console messages of loading
             (progress bars dropped); otherwise they go to the ``evalcore`` logger.
     """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from evalcore.capture import captured
 
     directory, gguf_file, _ = locate_model(name)
     kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
     sink: list[str] = []
     with captured(sink):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
         tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(
             directory, dtype=torch.float32, attn_implementation="eager", **kwargs

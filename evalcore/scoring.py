@@ -26,6 +26,7 @@ __all__ = [
     "Candidate",
     "ItemScore",
     "PromptTooLongError",
+    "WithoutSpecialTokens",
     "argmax_first",
     "doc_to_text",
     "encode_pair",
@@ -117,6 +118,22 @@ def encode_pair(tokenizer: Any, context: str, continuation: str, *, max_length: 
             f"request needs {len(whole) - 1} input tokens, more than max_length={max_length}; refusing to truncate"
         )
     return Candidate(context, continuation, tuple(ctx), tuple(cont))
+
+
+class WithoutSpecialTokens:
+    """A tokenizer view that never adds BOS: ``encode(text, add_special_tokens=False)``.
+
+    This is what the original Hub tokenizer of SmolLM2 does by default; wrapping the
+    GGUF tokenizer in it shows what the scores would be without the BOS the harness feeds.
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.bos_token_id = tokenizer.bos_token_id
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` with no special tokens."""
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
 
 
 def argmax_first(values: Sequence[float]) -> int:

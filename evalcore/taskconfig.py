@@ -16,14 +16,18 @@ from typing import Any
 
 import yaml
 
+from evalcore.capture import import_quietly
+
 __all__ = [
     "SOURCE_POINTS",
     "TASK_YAML",
     "ConfigField",
     "SourceRef",
     "effective_config",
+    "excerpt",
     "find_line",
     "find_source",
+    "installed_text",
     "metric_defaults",
     "read_task_yaml",
     "source_map",
@@ -35,8 +39,7 @@ TASK_YAML = "tasks/glue/sst2/default.yaml"
 
 
 def _lm_eval_root() -> Path:
-    import lm_eval
-
+    lm_eval = import_quietly("lm_eval")
     return Path(lm_eval.__file__).resolve().parent
 
 
@@ -69,8 +72,7 @@ class ConfigField:
 
 def effective_config() -> list[ConfigField]:
     """Every TaskConfig field for sst2, marking which the YAML sets and which it leaves to defaults."""
-    from lm_eval.api.task import TaskConfig
-
+    TaskConfig = import_quietly("lm_eval.api.task").TaskConfig
     data = read_task_yaml()
     unknown = set(data) - {f.name for f in dataclasses.fields(TaskConfig)}
     if unknown:
@@ -87,8 +89,8 @@ def effective_config() -> list[ConfigField]:
 
 def metric_defaults(metric: str) -> dict[str, Any]:
     """What the metric registry supplies for a metric the YAML names without options."""
-    import lm_eval.api.metrics  # noqa: F401 (importing it fills the metric registry)
-    from lm_eval.api import registry
+    import_quietly("lm_eval.api.metrics")  # importing it fills the metric registry
+    registry = import_quietly("lm_eval.api.registry")
 
     aggregation = registry.get_metric_aggregation(metric)
     return {
@@ -128,6 +130,21 @@ def find_line(text: str, path: str, needle: str, *, occurrence: int = 1) -> Sour
     raise LookupError(f"{needle!r} (occurrence {occurrence}) not found in lm_eval/{path}")
 
 
+def excerpt(text: str, line: int, *, before: int = 3, after: int = 3) -> str:
+    """Lines ``line - before`` .. ``line + after`` of ``text``, numbered, the target marked ``>``."""
+    lines = text.splitlines()
+    lo, hi = max(1, line - before), min(len(lines), line + after)
+    return "\n".join(f"{'>' if n == line else ' '}{n:5d}  {lines[n - 1]}" for n in range(lo, hi + 1))
+
+
+def installed_text(path: str) -> str:
+    """Text of ``lm_eval/<path>`` in the installed package."""
+    file = _lm_eval_root() / path
+    if not file.is_file():
+        raise FileNotFoundError(f"lm_eval/{path} is not in the installed package")
+    return file.read_text(encoding="utf-8")
+
+
 def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
     """Find the ``occurrence``-th line of an installed lm-eval file that contains ``needle``.
 
@@ -135,10 +152,7 @@ def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
         FileNotFoundError: no such file in the installed package.
         LookupError: the text is not there (the pinned code has changed).
     """
-    file = _lm_eval_root() / path
-    if not file.is_file():
-        raise FileNotFoundError(f"lm_eval/{path} is not in the installed package")
-    return find_line(file.read_text(encoding="utf-8"), path, needle, occurrence=occurrence)
+    return find_line(installed_text(path), path, needle, occurrence=occurrence)
 
 
 SOURCE_POINTS: dict[str, tuple[str, str, str]] = {

@@ -14,7 +14,14 @@ from pathlib import Path
 
 from evalcore.taskconfig import SourceRef, find_line
 
-__all__ = ["LATEST_RELEASE", "LATEST_WHEEL", "LATEST_WHEEL_SHA256", "find_in_release", "release_wheel_path"]
+__all__ = [
+    "LATEST_RELEASE",
+    "LATEST_WHEEL",
+    "LATEST_WHEEL_SHA256",
+    "find_in_release",
+    "release_text",
+    "release_wheel_path",
+]
 
 LATEST_RELEASE = "0.4.13"
 """Newest lm-eval release on PyPI when this chapter was last checked."""
@@ -44,6 +51,16 @@ def release_wheel_path() -> Path:
     return path
 
 
+def release_text(path: str) -> str:
+    """Text of ``lm_eval/<path>`` in the latest release's wheel.
+
+    Raises:
+        KeyError: the file is not in the wheel.
+    """
+    with zipfile.ZipFile(release_wheel_path()) as wheel:
+        return wheel.read(f"lm_eval/{path}").decode("utf-8")
+
+
 def find_in_release(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
     """Find a line in ``lm_eval/<path>`` of the latest release's wheel.
 
@@ -51,6 +68,4 @@ def find_in_release(path: str, needle: str, *, occurrence: int = 1) -> SourceRef
         KeyError: the file is not in the wheel.
         LookupError: the text is not in the file.
     """
-    with zipfile.ZipFile(release_wheel_path()) as wheel:
-        text = wheel.read(f"lm_eval/{path}").decode("utf-8")
-    return find_line(text, path, needle, occurrence=occurrence)
+    return find_line(release_text(path), path, needle, occurrence=occurrence)
