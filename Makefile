@@ -18,7 +18,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup book test lint unit notebooks run audit lock clean
+.PHONY: setup book test lint unit notebooks execute run audit lock clean
 
 setup: $(STAMP)
 
@@ -46,7 +46,18 @@ unit: setup
 
 test: setup lint
 	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600 notebooks
 	$(MAKE) --no-print-directory book
+
+notebooks: setup
+	$(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600 notebooks
+
+# Re-execute the notebooks and store their outputs (after editing a notebook's .md).
+execute: setup
+	for md in notebooks/*.md; do \
+		$(BIN)/jupytext --to ipynb --update $$md && \
+		(cd notebooks && ../$(BIN)/jupyter-execute --inplace $$(basename $${md%.md}).ipynb) || exit 1; \
+	done
 
 run: setup
 	$(BIN)/python -m evalcore run --out runs/dev64

@@ -1,0 +1,58 @@
+"""Checks on the notebooks themselves; nbval re-executes them separately (make test)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+
+NOTEBOOKS = sorted(Path(__file__).resolve().parents[1].joinpath("notebooks").glob("*.md"))
+MAX_FUNCTION_LINES = 5
+
+
+def test_there_are_four_core_notebooks():
+    assert [p.stem for p in NOTEBOOKS] == ["doc-id-bug", "official-run", "reading-the-task", "scoring-by-hand"]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_pair_in_sync(md):
+    # Guards against editing the .md and forgetting the .ipynb that nbval checks (or the reverse).
+    nb = md.with_suffix(".ipynb")
+    assert nb.exists(), f"{md.name} has no paired .ipynb"
+    a, b = jupytext.read(md), jupytext.read(nb)
+    assert [(c.cell_type, c.source.strip()) for c in a.cells] == [(c.cell_type, c.source.strip()) for c in b.cells]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_ipynb_holds_executed_outputs(md):
+    # nbval compares nothing in a cell whose stored execution_count is null.
+    nb = jupytext.read(md.with_suffix(".ipynb"))
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(c.get("execution_count") for c in code)
+    assert sum(bool(c.outputs) for c in code) >= len(code) // 2
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_import_rather_than_implement(md):
+    for cell in jupytext.read(md).cells:
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith("%")))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                assert node.end_lineno - node.lineno < MAX_FUNCTION_LINES, f"{md.name}: {node.name} belongs in evalcore"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_structure_label_overview_summary_exercises(md):
+    text = md.read_text(encoding="utf-8")
+    body = text.split("---", 2)[2].lstrip()
+    assert body.startswith(f"({md.stem})=")
+    for heading in ("## Overview", "## Summary", "## Exercises"):
+        assert heading in text
+    exercises = re.findall(r"^`{3,4}\{exercise\}", text, flags=re.MULTILINE)
+    solutions = re.findall(r"^`{3,4}\{solution\} (\S+)\n:class: dropdown$", text, flags=re.MULTILINE)
+    assert 2 <= len(exercises) <= 3 and len(solutions) == len(exercises)
