@@ -18,7 +18,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup book test lint unit notebooks execute run audit lock clean
+.PHONY: setup vendor book test lint unit notebooks execute run audit lock clean
 
 setup: $(STAMP)
 
@@ -34,7 +34,10 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml
 		lm-eval==$(LATEST_LM_EVAL) -d $(VENV)/share/evalbook
 	touch $@
 
-book: setup
+vendor: setup
+	$(BIN)/python scripts/vendor_assets.py
+
+book: setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
@@ -75,4 +78,4 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf _build runs/smoke
+	rm -rf _build _vendor runs/smoke

@@ -30,6 +30,7 @@ __all__ = [
     "argmax_first",
     "doc_to_text",
     "encode_pair",
+    "ledger_records",
     "requests_for",
     "score_item",
     "score_items",
@@ -218,6 +219,14 @@ def score_item(model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LE
     )
 
 
+def _row(rows: Sequence[Row], item_id: int) -> Row:
+    """The row with idx ``item_id``; refuses a split that is not in idx order."""
+    row = rows[item_id]
+    if row.idx != item_id:
+        raise ValueError(f"rows[{item_id}] has idx {row.idx}: pass the verified split in idx order")
+    return row
+
+
 def score_items(
     model: Any,
     tokenizer: Any,
@@ -239,4 +248,30 @@ def score_items(
         PromptTooLongError: an item is too long; nothing is returned for any item.
     """
     ids = check_ids(ids, unseal=unseal)
-    return [score_item(model, tokenizer, rows[i], max_length=max_length) for i in ids]
+    return [score_item(model, tokenizer, _row(rows, i), max_length=max_length) for i in ids]
+
+
+def ledger_records(
+    model: Any,
+    tokenizer: Any,
+    rows: Sequence[Row],
+    ids: Sequence[int],
+    *,
+    max_length: int = MAX_LENGTH,
+    unseal: bool = False,
+) -> list[dict[str, Any]]:
+    """Score items into ledger records: ``passed``, ``failed``, or ``error`` when refused.
+
+    Explained in the book chapter *Failures, retries and denominators*. An item whose
+    prompt exceeds ``max_length`` is not dropped: it ends in ``error`` with the reason,
+    so :func:`evalcore.ledger.score_run` can report both denominators.
+    """
+    records = []
+    for i in check_ids(ids, unseal=unseal):
+        try:
+            score = score_item(model, tokenizer, _row(rows, i), max_length=max_length)
+        except PromptTooLongError as exc:
+            records.append({"id": str(i), "status": "error", "error": str(exc)})
+        else:
+            records.append({"id": str(i), "status": "passed" if score.correct else "failed"})
+    return records

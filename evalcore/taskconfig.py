@@ -19,6 +19,7 @@ import yaml
 from evalcore.capture import import_quietly
 
 __all__ = [
+    "COUNTERPARTS",
     "SOURCE_POINTS",
     "TASK_YAML",
     "ConfigField",
@@ -235,11 +236,43 @@ SOURCE_POINTS: dict[str, tuple[str, str, str]] = {
 """Rules the book cites: name -> (file, text on the line, function), resolved by :func:`source_map`."""
 
 
+COUNTERPARTS: dict[str, str] = {
+    "target_delimiter default": "evalcore.scoring.TARGET_DELIMITER",
+    "fewshot_delimiter default": "evalcore.protocol.PromptSpec",
+    "eval split: test, else validation": "evalcore.resources.load_split",
+    "samples filter keeps dataset order": "evalcore.harness.run_official",
+    "one request per choice": "evalcore.scoring.requests_for",
+    "argmax over log-likelihoods": "evalcore.scoring.argmax_first",
+    "acc per item": "evalcore.scoring.ItemScore",
+    "default aggregation warning": "evalcore.taskconfig.metric_defaults",
+    "doc_id from the samples list": "evalcore.audit.check_identity",
+    "n-samples effective size": "evalcore.audit.audit_record",
+    "context/continuation split": "evalcore.scoring.encode_pair",
+    "BOS left to the tokenizer": "evalcore.scoring.WithoutSpecialTokens",
+    "log-softmax over the vocabulary": "evalcore.scoring.score_item",
+    "sum of candidate-token log-probs": "evalcore.scoring.score_item",
+    "git describe in the working directory": "evalcore.capture.captured",
+}
+"""The evalcore name that re-implements, checks or records each rule of :data:`SOURCE_POINTS`."""
+
+
 def source_map() -> list[dict[str, Any]]:
-    """Resolve :data:`SOURCE_POINTS` against the installed harness, with each file's SHA-256."""
+    """Resolve :data:`SOURCE_POINTS` against the installed harness, with each file's SHA-256.
+
+    Raises:
+        LookupError: a cited line is no longer in the installed harness.
+        ImportError, AttributeError: an evalcore counterpart does not exist.
+    """
+    import importlib
+
     rows = []
     for name, (path, needle, function) in SOURCE_POINTS.items():
         ref = find_source(path, needle)
         digest = hashlib.sha256((_lm_eval_root() / path).read_bytes()).hexdigest()
-        rows.append({"rule": name, "function": function, "where": str(ref), "line": ref.text, "file_sha256": digest})
+        module, _, attr = COUNTERPARTS[name].rpartition(".")
+        getattr(importlib.import_module(module), attr)  # the counterpart must exist
+        rows.append(
+            {"rule": name, "function": function, "where": str(ref), "line": ref.text,
+             "evalcore": COUNTERPARTS[name], "file_sha256": digest}
+        )  # fmt: skip
     return rows

@@ -10,6 +10,7 @@ from evalcore.scoring import (
     argmax_first,
     doc_to_text,
     encode_pair,
+    ledger_records,
     requests_for,
     score_item,
     score_items,
@@ -96,3 +97,25 @@ def test_score_items_refuses_sealed_ids(model_and_tokenizer, validation):
     model, tok = model_and_tokenizer
     with pytest.raises(SealedItemError):
         score_items(model, tok, validation, [confirm_ids()[5]])
+
+
+@pytest.mark.model
+def test_ledger_records_keep_refused_items_as_errors(model_and_tokenizer, validation):
+    from evalcore import score_run
+
+    model, tok = model_and_tokenizer
+    ids = dev_ids()[:6]
+    lengths = {i: len(encode_pair(tok, *requests_for(validation[i].sentence)[0]).input_ids) for i in ids}
+    budget = sorted(lengths.values())[2]  # the three longest items exceed it
+    records = ledger_records(model, tok, validation, ids, max_length=budget)
+    errors = {r["id"] for r in records if r["status"] == "error"}
+    assert errors and errors == {str(i) for i, n in lengths.items() if n > budget}
+    assert all("refusing to truncate" in r["error"] for r in records if r["status"] == "error")
+    summary = score_run(records)
+    assert summary["n"] == 6 and summary["counts"]["error"] == len(errors)
+
+
+def test_rows_out_of_idx_order_refused():
+    rows = [Row(1, "b", 0), Row(0, "a", 1)]
+    with pytest.raises(ValueError, match=r"rows\[0\] has idx 1"):
+        score_items(None, CharTokenizer(), rows, [0])
