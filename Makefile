@@ -18,7 +18,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup vendor book test lint unit notebooks execute run audit lock clean
+.PHONY: setup vendor book test lint unit notebooks execute site-check run audit lock clean
 
 setup: $(STAMP)
 
@@ -45,12 +45,16 @@ lint: setup
 	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)
 
 unit: setup
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -m "not site" tests
 
 test: setup lint
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -m "not site" tests
 	$(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600 notebooks
 	$(MAKE) --no-print-directory book
+	$(BIN)/python -m pytest -m site tests/test_site.py
+
+site-check: setup
+	$(BIN)/python -m pytest -m site tests/test_site.py
 
 notebooks: setup
 	$(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600 notebooks

@@ -1,0 +1,130 @@
+"""The built site, checked in a real browser: every page loads offline, math is typeset,
+every diagram renders, and no request leaves the machine.
+
+Runs after `jupyter-book build` (make test orders it so); needs Debian's chromium.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--virtual-time-budget=10000", "--window-size=1280,1600",
+    # Anything that is not loopback resolves to nothing, so no request can leave the machine;
+    # the net log below still records any attempt.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]  # fmt: skip
+LOCAL = re.compile(r"^(file:|data:|blob:|about:|chrome:|chrome-extension:|http://127\.0\.0\.1:\d+/)")
+
+pytestmark = pytest.mark.site
+
+
+def toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]] + [ch["file"] for part in toc["parts"] for ch in part["chapters"]]
+    return [f"{f}.html" for f in files]
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    if not (SITE / "index.html").is_file():
+        raise RuntimeError(f"{SITE} has no built site: run `make book` first")
+    if CHROMIUM is None:
+        raise RuntimeError("chromium is not installed (apt-get install chromium); .ci/run installs it")
+    return SITE
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def load(url: str, *, screenshot: Path | None = None) -> tuple[str, list[str]]:
+    """The DOM after scripts ran, and every URL the browser requested."""
+    with tempfile.TemporaryDirectory() as profile:
+        netlog = Path(profile) / "net.json"
+        extra = [f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
+        out = subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}/p", f"--log-net-log={netlog}", *extra, url],
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        urls = page_requests(json.loads(netlog.read_text(errors="replace")))
+    return out.stdout, urls
+
+
+def page_requests(log: dict) -> list[str]:
+    """URLs the page asked for. The browser's own background requests (update checks,
+    sign-in) carry the initiator "not an origin" and are left out; file:// loads are not
+    network requests and do not appear at all."""
+    kinds = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    return [
+        e["params"]["url"]
+        for e in log["events"]
+        if kinds.get(e["type"]) == "URL_REQUEST_START_JOB"
+        and "url" in e.get("params", {})
+        and e["params"].get("initiator") != "not an origin"
+    ]
+
+
+def test_every_toc_page_was_built_and_nothing_else(site):
+    built = {p.relative_to(site).as_posix() for p in site.rglob("*.html") if "_static" not in p.parts}
+    built -= {"genindex.html", "search.html"}
+    built.discard("index.html")  # the redirect Jupyter Book writes to the root page
+    assert set(toc_pages()) == built
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_renders_offline_over_http(site, server, page):
+    html = (site / page).read_text(encoding="utf-8")
+    dom, urls = load(f"{server}/{page}")
+    assert "</html>" in dom
+    outside = sorted({u for u in urls if not LOCAL.match(u)})
+    assert outside == [], f"{page} requested {outside}"
+    assert any(u.startswith(server) for u in urls), "the net log recorded none of the page's own requests"
+    if re.search(r'class="math[ "]|\\\(|\\\[', html):
+        assert "<mjx-container" in dom, f"{page}: math not typeset"
+    diagrams = html.count('class="mermaid"')
+    assert dom.count('<svg id="mermaid-') == diagrams, f"{page}: {diagrams} diagrams, not all rendered"
+
+
+@pytest.mark.parametrize("page", ["book/protocol-identity.html", "notebooks/scoring-by-hand.html"])
+def test_math_and_diagrams_render_from_file_urls(site, page):
+    html = (site / page).read_text(encoding="utf-8")
+    dom, urls = load((site / page).as_uri())
+    assert [u for u in urls if not LOCAL.match(u)] == []
+    assert dom.count('<svg id="mermaid-') == html.count('class="mermaid"')
+    if "mathjax" in html and "\\(" in html:
+        assert "<mjx-container" in dom
+
+
+def test_screenshots_of_three_pages(site, server):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for page in ("notebooks/scoring-by-hand.html", "book/protocol-identity.html", "book/receipts.html"):
+        target = SHOTS / (Path(page).stem + ".png")
+        target.unlink(missing_ok=True)
+        load(f"{server}/{page}", screenshot=target)
+        assert target.stat().st_size > 20_000
+    (SHOTS / "pages.json").write_text(json.dumps(sorted(p.name for p in SHOTS.glob("*.png"))))
