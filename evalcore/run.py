@@ -19,17 +19,9 @@ from typing import Any
 from evalcore.fingerprint import protocol_fingerprint
 from evalcore.harness import HARNESS_VERSION, SEED, TASK, run_official
 from evalcore.ledger import score_run
+from evalcore.models import DEFAULT_MODEL, MODELS, load_model
 from evalcore.protocol import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
-from evalcore.resources import (
-    DEFAULT_MODEL,
-    MODELS,
-    Row,
-    committed_row_hashes,
-    load_model,
-    load_split,
-    row_sha256,
-    verify_rows,
-)
+from evalcore.resources import Row, committed_row_hashes, load_split, row_sha256, verify_rows
 from evalcore.scoring import CHOICES, MAX_LENGTH, TARGET_DELIMITER, ItemScore, score_items
 from evalcore.selection import check_ids, dev_ids
 
@@ -173,7 +165,8 @@ def execute_run(
     timings["load_data_s"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    model, tokenizer = preloaded if preloaded is not None else load_model(model_name)
+    load_notes: list[str] = ["preloaded by the caller"] if preloaded is not None else []
+    model, tokenizer = preloaded if preloaded is not None else load_model(model_name, notes=load_notes)
     timings["load_model_s"] = time.perf_counter() - t
     t = time.perf_counter()
     independent = {s.item_id: s for s in score_items(model, tokenizer, validation, chosen, unseal=unseal)}
@@ -205,7 +198,12 @@ def execute_run(
         "protocol": protocol.to_dict(),
         "fingerprint": protocol_fingerprint(protocol.to_dict()),
         "resources": {
-            "model": {"name": model_name, "source": MODELS[model_name].source, "sha256": MODELS[model_name].sha256},
+            "model": {
+                "name": model_name,
+                "source": MODELS[model_name].source,
+                "sha256": MODELS[model_name].sha256,
+                "load": [n for n in load_notes if "cache" in n or "preloaded" in n],
+            },
             "data": {
                 "source": data_source,
                 "train_rows": len(train),

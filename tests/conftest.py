@@ -33,7 +33,7 @@ def train(sst2_dir):
 
 @pytest.fixture(scope="session")
 def model_and_tokenizer():
-    from evalcore.resources import load_model
+    from evalcore.models import load_model
 
     return load_model()
 

