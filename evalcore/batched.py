@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.resources import Row
-from evalcore.scoring import MAX_LENGTH, Candidate, ItemScore, encode_pair, requests_for
+from evalcore.scoring import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair, requests_for
 from evalcore.selection import check_ids
 
 __all__ = ["PAD_ID", "score_rows_batched"]
@@ -82,26 +82,18 @@ def score_rows_batched(
                 shapes[ids] = (1, len(ids), logits.shape[-1])
                 for pos in sorted(wanted[ids]):
                     logprobs[(ids, pos)] = F.log_softmax(logits[b, pos], dim=-1)
-    out = []
-    for row, cands in zip(rows, encoded, strict=True):
-        token_lps, logliks, greedy = [], [], []
-        for c in cands:
-            n_in, n_cont = len(c.input_ids), len(c.continuation_ids)
-            rows_lp = [logprobs[(c.input_ids, pos)] for pos in range(n_in - n_cont, n_in)]
-            picked = torch.stack([lp[t] for lp, t in zip(rows_lp, c.continuation_ids, strict=True)])
-            token_lps.append(tuple(float(x) for x in picked))
-            logliks.append(float(picked.sum()))
-            greedy.append(all(int(lp.argmax()) == t for lp, t in zip(rows_lp, c.continuation_ids, strict=True)))
-        out.append(
-            ItemScore(
-                item_id=row.idx,
-                gold_index=row.label,
-                candidates=tuple(cands),
-                token_logprobs=tuple(token_lps),
-                loglik=tuple(logliks),
-                is_greedy=tuple(greedy),
-                logits_shape=shapes[cands[0].input_ids],
-                forward_passes=len({c.input_ids for c in cands}),
-            )
+    return [
+        assemble_item(
+            row,
+            cands,
+            lambda c: torch.stack(
+                [
+                    logprobs[(c.input_ids, pos)]
+                    for pos in range(len(c.input_ids) - len(c.continuation_ids), len(c.input_ids))
+                ]
+            ),
+            shape=shapes[cands[0].input_ids],
+            forward_passes=len({c.input_ids for c in cands}),
         )
-    return out
+        for row, cands in zip(rows, encoded, strict=True)
+    ]

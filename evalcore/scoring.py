@@ -10,7 +10,7 @@ candidate tokens only: no length normalization, argmax with ties to the first ch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "PromptTooLongError",
     "WithoutSpecialTokens",
     "argmax_first",
+    "assemble_item",
     "doc_to_text",
     "encode_pair",
     "ledger_records",
@@ -197,11 +198,34 @@ def score_item(model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LE
                 logits = model(torch.tensor([cand.input_ids], dtype=torch.long)).logits
                 shape = shape or tuple(logits.shape)
                 logprobs_by_input[cand.input_ids] = F.log_softmax(logits, dim=-1)[0]
+    return assemble_item(
+        row,
+        candidates,
+        lambda c: logprobs_by_input[c.input_ids][len(c.input_ids) - len(c.continuation_ids) :],
+        shape=shape,  # type: ignore[arg-type]
+        forward_passes=len(logprobs_by_input),
+    )
+
+
+def assemble_item(
+    row: Row,
+    candidates: Sequence[Candidate],
+    window_for: Callable[[Candidate], Any],
+    *,
+    shape: tuple[int, int, int],
+    forward_passes: int,
+) -> ItemScore:
+    """Sum each candidate's token log-probs and build the :class:`ItemScore`.
+
+    Args:
+        window_for: candidate -> ``[n_cont, vocabulary]`` tensor of log-softmax rows at
+            the positions that predict its tokens (the last ``n_cont`` input positions).
+    """
+    import torch
+
     token_lps, logliks, greedy = [], [], []
     for cand in candidates:
-        logprobs = logprobs_by_input[cand.input_ids]
-        n_in, n_cont = len(cand.input_ids), len(cand.continuation_ids)
-        window = logprobs[n_in - n_cont : n_in]
+        window = window_for(cand)
         targets = torch.tensor(cand.continuation_ids, dtype=torch.long)
         picked = window.gather(1, targets.unsqueeze(-1)).squeeze(-1)
         token_lps.append(tuple(float(x) for x in picked))
@@ -214,8 +238,8 @@ def score_item(model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LE
         token_logprobs=tuple(token_lps),
         loglik=tuple(logliks),
         is_greedy=tuple(greedy),
-        logits_shape=shape,  # type: ignore[arg-type]
-        forward_passes=len(logprobs_by_input),
+        logits_shape=shape,
+        forward_passes=forward_passes,
     )
 
 
