@@ -25,7 +25,15 @@ from evalcore.resources import Row, committed_row_hashes, load_split, row_sha256
 from evalcore.scoring import CHOICES, MAX_LENGTH, TARGET_DELIMITER, ItemScore, score_items
 from evalcore.selection import check_ids, dev_ids
 
-__all__ = ["SMOKE_INDEPENDENT", "SMOKE_OFFICIAL", "build_protocol", "execute_run", "official_entry", "sha256_text"]
+__all__ = [
+    "SMOKE_INDEPENDENT",
+    "SMOKE_OFFICIAL",
+    "build_protocol",
+    "execute_run",
+    "official_entry",
+    "pair_official",
+    "sha256_text",
+]
 
 SMOKE_INDEPENDENT = 4
 """Items the independent scorer scores in a smoke run (the first dev items)."""
@@ -88,6 +96,31 @@ def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[
         "is_greedy": [bool(r[1]) for r in sample["filtered_resps"]],
         "acc": float(sample["acc"]),
     }
+
+
+def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
+    """Key logged samples by the idx of their content; list every way the log fails to match the request.
+
+    Returns:
+        ``({item_id: entry}, failures)``. A failure is a logged document whose content is
+        not a validation row, one that was not requested, one logged twice, or a
+        requested item with no logged sample.
+    """
+    official: dict[int, dict[str, Any]] = {}
+    failures = []
+    wanted = set(requested)
+    for e in entries:
+        idx = e["content_idx"]
+        if idx is None:
+            failures.append(f"logged doc with unknown content (doc_id {e['doc_id']})")
+        elif idx not in wanted:
+            failures.append(f"logged doc idx {idx} (doc_id {e['doc_id']}) was not requested")
+        elif idx in official:
+            failures.append(f"item {idx}: logged twice")
+        else:
+            official[idx] = e
+    failures += [f"item {i}: no official sample logged" for i in requested if i not in official]
+    return official, failures
 
 
 def independent_entry(score: ItemScore) -> dict[str, Any]:
@@ -181,9 +214,7 @@ def execute_run(
     timings["official_evaluate_s"] = run.seconds
     hash_to_idx = {h: i for i, h in enumerate(committed_row_hashes("validation"))}
     entries = [official_entry(s, hash_to_idx) for s in run.samples]
-    official = {e["content_idx"]: e for e in entries if e["content_idx"] is not None}
-    failures = [f"logged doc with unknown content (doc_id {e['doc_id']})" for e in entries if e["content_idx"] is None]
-    failures += [f"item {i}: no official sample logged" for i in official_ids if i not in official]
+    official, failures = pair_official(entries, official_ids)
 
     items = _items(chosen, validation, official, independent)
     ledger_records = [
