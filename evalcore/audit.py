@@ -79,10 +79,21 @@ class AuditReport:
         return f"audit FAILED: {first}" + (f" (and {count - 1} more)" if count > 1 else "")
 
 
+def _scores(entry: dict[str, Any]) -> list[float]:
+    """An entry's s_ij as floats (a record stores a non-finite score as the string ``"-inf"``)."""
+    return [float(x) for x in entry["loglik"]]
+
+
 def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
     problems: list[str] = []
     if protocol_fingerprint(record["protocol"]) != record["fingerprint"]:
         problems.append("fingerprint does not match the recorded protocol")
+    data = record["protocol"].get("data")
+    declared = data.get("item_ids") if isinstance(data, dict) else None
+    present = [item["item_id"] for item in record["items"]]
+    if declared != present:
+        missing = [i for i in declared if i not in present] if isinstance(declared, list) else declared
+        problems.append(f"the items listed ({len(present)}) are not the protocol's item_ids (missing: {missing})")
     compared = 0
     for item in record["items"]:
         off, ind, i = item["official"], item["independent"], item["item_id"]
@@ -93,8 +104,8 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
                 problems.append(f"item {i}: logged target {off['target']} != label {item['label']}")
             if off["doc_row_sha256"] != item["row_sha256"]:
                 problems.append(f"item {i}: logged document's row hash differs from the committed row")
-            pred = argmax_first(off["loglik"])
-            if float(pred == item["label"]) != off["acc"]:
+            pred = argmax_first(_scores(off))
+            if float(pred == item["label"]) != float(off["acc"]):
                 problems.append(f"item {i}: logged acc {off['acc']} but argmax of its scores gives {pred}")
         if off is None or ind is None:
             continue
@@ -103,13 +114,13 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
             problems.append(f"item {i}: prompt hash differs (official {off['prompt_hash'][:12]}…)")
         if off["continuation_sha256"] != ind["continuation_sha256"]:
             problems.append(f"item {i}: candidate strings differ")
-        for j, (a, b) in enumerate(zip(off["loglik"], ind["loglik"], strict=True)):
+        for j, (a, b) in enumerate(zip(_scores(off), _scores(ind), strict=True)):
             diff = abs(a - b)
             report.max_abs_diff = max(report.max_abs_diff, diff)
             report.scores += 1
             if not diff <= ABS_TOL:
                 problems.append(f"item {i}: s_{i},{j} official {a!r} vs independent {b!r} (|Δ|={diff:.3g})")
-        if argmax_first(off["loglik"]) != ind["prediction"]:
+        if argmax_first(_scores(off)) != ind["prediction"]:
             problems.append(f"item {i}: predictions differ")
     report.items = compared
     if report.misfiled:
@@ -120,12 +131,12 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
     agg = record["aggregate"]
     official = [it["official"] for it in record["items"] if it["official"] is not None]
     if official:
-        acc = sum(o["acc"] for o in official) / len(official)
-        if abs(acc - (agg["official"]["acc"] or 0.0)) > 1e-12:
+        acc = sum(float(o["acc"]) for o in official) / len(official)
+        if not abs(acc - float(agg["official"]["acc"] or 0.0)) <= 1e-12:
             problems.append(f"official acc {agg['official']['acc']} != mean of logged acc {acc}")
     scored = [it for it in record["items"] if it["independent"] is not None]
     acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / max(len(scored), 1)
-    if abs(acc_ind - agg["independent"]["acc"]) > 1e-12:
+    if not abs(acc_ind - float(agg["independent"]["acc"])) <= 1e-12:
         problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
     problems += [f"run failure: {f}" for f in record["failures"]]
     return problems
@@ -137,6 +148,9 @@ def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str
     problems = []
     for item in record["items"]:
         i, ind, off = item["item_id"], item["independent"], item["official"]
+        if not 0 <= i < len(rows):
+            problems.append(f"item {i}: no such row in the split ({len(rows)} rows)")
+            continue
         requests = requests_for(rows[i].sentence)
         prompt_hash = sha256_text(requests[0][0])
         for name, entry in (("official", off), ("independent", ind)):
@@ -156,14 +170,17 @@ def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any,
     problems = []
     worst = 0.0
     for item in record["items"]:
-        if item["independent"] is None:
+        if item["independent"] is None or not 0 <= item["item_id"] < len(rows):
             continue
         fresh = score_item(model, tokenizer, rows[item["item_id"]]).loglik
         for name in ("official", "independent"):
             stored = item[name]
             if stored is None:
                 continue
-            for j, (a, b) in enumerate(zip(stored["loglik"], fresh, strict=True)):
+            if len(stored["loglik"]) != len(fresh):
+                problems.append(f"item {item['item_id']}: {name} has {len(stored['loglik'])} scores, not {len(fresh)}")
+                continue
+            for j, (a, b) in enumerate(zip(_scores(stored), fresh, strict=True)):
                 worst = max(worst, abs(a - b))
                 if not abs(a - b) <= ABS_TOL:
                     problems.append(f"item {item['item_id']}: stored {name} s_{j} {a!r} vs re-run {b!r}")

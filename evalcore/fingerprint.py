@@ -17,41 +17,49 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MISSING", "ProtocolDifference", "canonical_json", "diff_protocols", "protocol_fingerprint"]
+__all__ = ["MAX_DEPTH", "MISSING", "ProtocolDifference", "canonical_json", "diff_protocols", "protocol_fingerprint"]
 
 
-def _check(obj: Any, path: str, active: set[int]) -> None:
-    """Raise if ``obj`` is not plain JSON data that encodes one way only."""
+MAX_DEPTH = 100
+"""Deepest nesting of lists and mappings :func:`canonical_json` accepts."""
+
+
+def _plain(obj: Any, path: str, active: set[int]) -> Any:
+    """Return ``obj`` as plain JSON data (dict, list, str, int, float, bool, None), or raise."""
     where = path or "<root>"
-    if obj is None or isinstance(obj, (bool, int)):
-        return
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
     if isinstance(obj, float):
         if not math.isfinite(obj):
             raise ValueError(f"{where}: non-finite float {obj!r} has no JSON encoding")
-        return
+        return float(obj)
     if isinstance(obj, str):
         try:
             obj.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise ValueError(f"{where}: string is not valid Unicode ({exc.reason})") from None
-        return
+        return str(obj)
     if isinstance(obj, (Mapping, list, tuple)):
         if id(obj) in active:
             raise ValueError(f"{where}: circular reference")
+        if len(active) >= MAX_DEPTH:
+            raise ValueError(f"{where}: nested deeper than {MAX_DEPTH} levels")
         active.add(id(obj))
         if isinstance(obj, Mapping):
+            out: Any = {}
             for key, value in obj.items():
                 if not isinstance(key, str):
                     raise TypeError(
                         f"{where}: key {key!r} is a {type(key).__name__}, not str "
                         "(JSON would turn it into a string and let two protocols collide)"
                     )
-                _check(value, f"{path}.{key}" if path else key, active)
+                out[_plain(key, f"{where} key", active)] = _plain(value, f"{path}.{key}" if path else key, active)
         else:
-            for i, value in enumerate(obj):
-                _check(value, f"{path}[{i}]", active)
+            out = [_plain(value, f"{path}[{i}]", active) for i, value in enumerate(obj)]
         active.discard(id(obj))
-        return
+        return out
     raise TypeError(f"{where}: {type(obj).__name__} value {obj!r} is not JSON data")
 
 
@@ -71,10 +79,11 @@ def canonical_json(obj: Any) -> bytes:
     Raises:
         TypeError: a non-string key or a value that is not JSON data; the message
             names its path, e.g. ``model.revision``.
-        ValueError: NaN or infinity, a lone surrogate, or a circular reference.
+        ValueError: NaN or infinity, a lone surrogate, a circular reference, or
+            nesting deeper than :data:`MAX_DEPTH`.
     """
-    _check(obj, "", set())
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    plain = _plain(obj, "", set())
+    text = json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.encode("utf-8")
 
 

