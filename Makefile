@@ -39,9 +39,20 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml
 vendor: setup
 	$(BIN)/python scripts/vendor_assets.py
 
+# Launch buttons (Binder, Colab) need the public repository that hosts the book:
+#   make book BOOK_REPOSITORY_URL=https://github.com/OWNER/REPO [BOOK_BRANCH=main]
+BOOK_REPOSITORY_URL ?=
+BOOK_BRANCH ?= main
+
 book: setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	@if [ -n "$(BOOK_REPOSITORY_URL)" ]; then \
+		$(BIN)/python scripts/book_config.py "$(BOOK_REPOSITORY_URL)" --branch "$(BOOK_BRANCH)" \
+			--out _build/launch/_config.yml && \
+		$(BIN)/jupyter-book build . -W -n --keep-going --config _build/launch/_config.yml; \
+	else \
+		$(BIN)/jupyter-book build . -W -n --keep-going; \
+	fi
 
 lint: setup
 	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)

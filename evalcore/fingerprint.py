@@ -128,8 +128,15 @@ class ProtocolDifference:
         return f"{self.path}: {self.a!r} != {self.b!r}"
 
 
-MISSING = "<missing>"
-"""Stand-in value for a field that one side of a diff does not have."""
+class _Missing:
+    """The type of :data:`MISSING`: one instance, shown as ``<missing>``, equal to no JSON value."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+"""Stand-in for a field that one side of a diff does not have; never equal to a real value."""
 
 
 def _walk_diff(a: Any, b: Any, path: str, out: list[ProtocolDifference]) -> None:
@@ -140,7 +147,8 @@ def _walk_diff(a: Any, b: Any, path: str, out: list[ProtocolDifference]) -> None
     elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         for i in range(max(len(a), len(b))):
             _walk_diff(a[i] if i < len(a) else MISSING, b[i] if i < len(b) else MISSING, f"{path}[{i}]", out)
-    elif type(a) is not type(b) or a != b:
+    elif a is MISSING or b is MISSING or type(a) is not type(b) or canonical_json(a) != canonical_json(b):
+        # Compared by encoding, not by ==: 0.0 == -0.0 in Python, but they encode (and fingerprint) differently.
         out.append(ProtocolDifference(path or "<root>", a, b))
 
 
@@ -148,8 +156,8 @@ def diff_protocols(a: Any, b: Any) -> list[ProtocolDifference]:
     """List every field path where two protocols differ, with both values.
 
     Explained in the book chapter *Protocol identity*. Lists are compared element by
-    element; ``1`` and ``1.0`` or ``1`` and ``True`` count as different, because
-    they encode differently and so give different fingerprints.
+    element; ``1`` and ``1.0``, ``1`` and ``True``, or ``0.0`` and ``-0.0`` count as
+    different, because they encode differently and so give different fingerprints.
 
     Args:
         a: first protocol (mapping or ``EvalProtocol``).

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore import canonical_json, diff_protocols, protocol_fingerprint
-from evalcore.fingerprint import MAX_DEPTH
+from evalcore.fingerprint import MAX_DEPTH, MISSING
 
 SEED_A = {"model": "smollm2-135m", "data": {"split": "validation", "n": 64}, "seed": 7}
 SEED_A_REORDERED = {"seed": 7, "data": {"n": 64, "split": "validation"}, "model": "smollm2-135m"}
@@ -92,9 +92,9 @@ def test_diff_lists_every_differing_path_with_both_values():
     b = {"model": {"revision": "def"}, "seed": 7, "ids": [1, 5], "extra": True}
     diffs = [(d.path, d.a, d.b) for d in diff_protocols(a, b)]
     assert diffs == [
-        ("extra", "<missing>", True),
+        ("extra", MISSING, True),
         ("ids[1]", 2, 5),
-        ("ids[2]", 3, "<missing>"),
+        ("ids[2]", 3, MISSING),
         ("model.revision", "abc", "def"),
     ]
 
@@ -159,3 +159,13 @@ def test_mapping_that_is_not_a_dict_encodes_like_a_dict():
     from types import MappingProxyType
 
     assert canonical_json(MappingProxyType({"b": 1, "a": (2,)})) == b'{"a":[2],"b":1}'
+
+
+def test_diff_sees_negative_zero_and_a_literal_missing_value():
+    # Regression (found by fuzzing): 0.0 == -0.0 and a value equal to MISSING hid real differences
+    # from diff_protocols while the fingerprints differed.
+    assert [str(d) for d in diff_protocols({"t": 0.0}, {"t": -0.0})] == ["t: 0.0 != -0.0"]
+    assert protocol_fingerprint({"t": 0.0}) != protocol_fingerprint({"t": -0.0})
+    (d,) = diff_protocols({"x": 1, "note": "<missing>"}, {"x": 1})
+    assert (d.path, d.a, d.b) == ("note", "<missing>", MISSING)
+    assert str(d) == "note: '<missing>' != <missing>"

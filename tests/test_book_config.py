@@ -1,0 +1,83 @@
+"""The launch-button configuration (scripts/book_config.py), checked through Jupyter Book's own translation."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from book_config import BINDER, COLAB, ConfigError, launch_config  # noqa: E402 - a script, not a package
+
+BASE = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+def test_committed_config_has_no_launch_buttons_and_no_invented_repository():
+    assert "repository" not in BASE and "launch_buttons" not in BASE
+
+
+def test_github_gets_binder_and_colab():
+    config = launch_config(BASE, "https://github.com/some-org/eval-book.git", "main")
+    assert config["repository"] == {
+        "url": "https://github.com/some-org/eval-book",
+        "branch": "main",
+        "path_to_book": "",
+    }
+    assert config["launch_buttons"]["binderhub_url"] == BINDER
+    assert config["launch_buttons"]["colab_url"] == COLAB
+    assert Path(config["sphinx"]["local_extensions"]["offline_mermaid"]).is_dir()
+    assert BASE["sphinx"]["local_extensions"] == {"offline_mermaid": "book/_ext"}  # the base is not mutated
+
+
+def test_gitlab_gets_binder_only():
+    config = launch_config(BASE, "https://gitlab.com/some-org/eval-book", "pages")
+    assert "colab_url" not in config["launch_buttons"]
+
+
+@pytest.mark.parametrize(
+    ("url", "branch"),
+    [
+        ("http://github.com/o/r", "main"),
+        ("https://github.com/o", "main"),
+        ("https://example.com/o/r", "main"),
+        ("https://github.com/o/r/tree/main", "main"),
+        ("", "main"),
+        ("https://github.com/o/r", ""),
+        ("https://github.com/o/r", "two words"),
+    ],
+)
+def test_unusable_address_or_branch_refused(url, branch):
+    with pytest.raises(ConfigError):
+        launch_config(BASE, url, branch)
+
+
+def test_cli_refusal_names_the_value_and_writes_nothing(tmp_path):
+    out = tmp_path / "_config.yml"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/book_config.py"), "https://example.com/x/y", "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "'https://example.com/x/y' is not https://github.com/OWNER/REPO" in done.stderr
+    assert not out.exists()
+
+
+def test_jupyter_book_turns_it_into_launch_buttons(tmp_path):
+    out = tmp_path / "_config.yml"
+    script = ROOT / "scripts/book_config.py"
+    subprocess.run(
+        [sys.executable, str(script), "https://github.com/some-org/eval-book", "--out", str(out)], check=True
+    )
+    jb = Path(sys.executable).with_name("jupyter-book")
+    subprocess.run([str(jb), "config", "sphinx", str(ROOT), "--config", str(out)], check=True, capture_output=True)
+    conf = (tmp_path / "conf.py").read_text(encoding="utf-8")
+    options = next(line for line in conf.splitlines() if line.startswith("html_theme_options = "))
+    theme = ast.literal_eval(options.split(" = ", 1)[1])
+    assert theme["repository_url"] == "https://github.com/some-org/eval-book"
+    assert theme["launch_buttons"]["colab_url"] == COLAB and theme["launch_buttons"]["binderhub_url"] == BINDER
+    assert theme["use_repository_button"] is True
