@@ -11,7 +11,7 @@ from evalcore.resources import DATA_ENV
 # Fuzzing budgets. "ci" is the default and is derandomized, so a CI run is repeatable;
 # "deep" (HYPOTHESIS_PROFILE=deep) is for a long local search with fresh random inputs.
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None, print_blob=True)
-settings.register_profile("deep", max_examples=20_000, deadline=None, print_blob=True)
+settings.register_profile("deep", max_examples=5_000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -91,7 +91,18 @@ def test_fuzz_canonical_json_matches_reference(obj):
         assert canonical_json(json.loads(encoded)) == encoded  # round trip
 
 
-@given(st.dictionaries(key, anything, max_size=5) | anything)
+plain_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(
+    st.dictionaries(st.text(max_size=4), plain_json, min_size=1, max_size=4)
+    | st.dictionaries(key, anything, max_size=5)
+    | anything
+)
 def test_fuzz_fingerprint_is_sha256_of_canonical_json_or_refused(protocol):
     digest, exc = refusal(protocol_fingerprint, protocol)
     valid = isinstance(protocol, Mapping) and bool(protocol) and is_json(protocol)
@@ -105,7 +116,12 @@ def test_fuzz_fingerprint_is_sha256_of_canonical_json_or_refused(protocol):
 short_id = st.sampled_from(["a", "b", "c", "7", " a", "", "b "]) | st.integers(0, 2) | st.none()
 split_name = st.sampled_from(["train", "dev", "confirm", "", " "]) | st.integers(0, 1)
 id_lists = st.lists(short_id, max_size=5) | st.tuples(short_id) | st.sets(st.sampled_from(["a", "b"])) | short_id
-splits = st.dictionaries(split_name, id_lists, max_size=4) | st.lists(id_lists, max_size=2)
+good_ids = st.lists(st.sampled_from(["a", "b", "c", "7"]), unique=True, max_size=4)
+splits = (
+    st.dictionaries(st.sampled_from(["train", "dev", "confirm"]), good_ids, min_size=1, max_size=3)
+    | st.dictionaries(split_name, id_lists, max_size=4)
+    | st.lists(id_lists, max_size=2)
+)  # well-formed maps first, so the comparison with brute force runs often, then anything
 
 
 def valid_splits(obj) -> bool:
@@ -135,7 +151,11 @@ def test_fuzz_split_overlap_matches_brute_force(obj):
 
 
 texts = st.sampled_from(["A fine film", "a  FINE film ", "ﬁne", "fine", "dull", " \t", "x\ud800"]) | st.integers(0, 1)
+good_texts = st.sampled_from(["A fine film", "a  FINE film ", "ﬁne", "fine", "dull", "Dull."])
+good_items = st.dictionaries(st.sampled_from(["a", "b", "c"]), good_texts, max_size=4)
 content_splits = st.dictionaries(
+    st.sampled_from(["train", "dev", "confirm"]), good_items, min_size=1, max_size=3
+) | st.dictionaries(
     split_name, st.dictionaries(short_id, texts, max_size=4) | st.lists(texts, max_size=2), max_size=3
 )  # fmt: skip
 
@@ -178,7 +198,10 @@ item_id = st.sampled_from(["1", "2", "3", "", " "]) | st.integers(1, 2)
 record = st.fixed_dictionaries({"id": item_id, "status": status}) | st.dictionaries(
     st.sampled_from(["id", "status"]), item_id | status
 )  # fmt: skip
-ledgers = st.lists(record, max_size=6) | st.tuples(record) | record | st.text(max_size=2) | st.none()
+good_ledgers = st.dictionaries(st.sampled_from(["1", "2", "3", "x"]), st.sampled_from(STATUSES), min_size=1).map(
+    lambda states: [{"id": k, "status": v} for k, v in states.items()]
+)
+ledgers = good_ledgers | st.lists(record, max_size=6) | st.tuples(record) | record | st.text(max_size=2) | st.none()
 
 
 def valid_ledger(obj, attempts=False) -> bool:
@@ -222,7 +245,16 @@ def reference_decision(statuses: list[str], policy: str) -> int:
     return statuses.index("passed") if "passed" in statuses else statuses.index("failed")
 
 
-@given(st.lists(attempt_rec, max_size=7), policies)
+good_attempts = st.dictionaries(
+    st.sampled_from(["1", "2", "3"]), st.lists(st.sampled_from(STATUSES), min_size=1, max_size=3), min_size=1
+).flatmap(
+    lambda by_id: st.permutations(
+        [{"id": i, "status": s, "attempt": n + 1} for i, statuses in by_id.items() for n, s in enumerate(statuses)]
+    )
+)
+
+
+@given(good_attempts | st.lists(attempt_rec, max_size=7), policies)
 def test_fuzz_merge_attempts_matches_reference(attempts, policy):
     result, exc = refusal(merge_attempts, attempts, policy=policy)
     valid = policy in {"first_attempt", "retry_errors", "last_attempt", "best_of_n"} and valid_ledger(attempts)
