@@ -18,7 +18,6 @@ import json
 import os
 import resource
 import sys
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from evalcore.resources import load_split
 from evalcore.scoring import doc_to_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import timed, train_sample  # the sibling script's item order, shared on purpose
+from bench_scoring import timed, train_sample, write_json_atomic  # the sibling script's item order and writer
 
 CHOICES = (" very negative", " somewhat negative", " somewhat positive", " very positive")
 OUT = Path(__file__).resolve().parent / "results" / "prefix.json"
@@ -81,11 +80,7 @@ def main() -> int:
                          "lm_eval": version("lm_eval")}  # fmt: skip
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     report["command"] = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_prefix.py"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(report, fh, indent=1, sort_keys=True)
-    os.replace(tmp, args.out)
+    write_json_atomic(args.out, report)
     print(json.dumps(report, indent=1))
     return 0
 

@@ -48,6 +48,15 @@ def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:
     return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9
 
 
+def write_json_atomic(path: Path, report: dict) -> None:
+    """Write a benchmark record through a temporary file and a rename: whole or absent, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(report, fh, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
 def timed(fn):
     start = time.perf_counter()
     result = fn()
@@ -123,11 +132,7 @@ def main() -> int:
     report["model"] = {"parameters": params, "load_cached_s": load_s, "load_gguf_s": gguf_load_s}
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     report["command"] = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_scoring.py"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(report, fh, indent=1, sort_keys=True)
-    os.replace(tmp, args.out)
+    write_json_atomic(args.out, report)
     print(json.dumps({k: report["items"][k] for k in report["items"]}, indent=1))
     print(json.dumps(report["machine"]), f"peak RSS {report['peak_rss_mb']:.0f} MB")
     return 0
