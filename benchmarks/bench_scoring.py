@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import resource
-import tempfile
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -27,6 +26,7 @@ import torch
 from evalcore.batched import score_rows_batched
 from evalcore.harness import build_task, harness_requests
 from evalcore.models import load_model
+from evalcore.records import write_json_atomic
 from evalcore.resources import load_split
 from evalcore.scoring import score_item
 from evalcore.selection import dev_ids
@@ -46,15 +46,6 @@ def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:
     for _ in range(repeats):
         torch.mm(a, b)
     return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9
-
-
-def write_json_atomic(path: Path, report: dict) -> None:
-    """Write a benchmark record through a temporary file and a rename: whole or absent, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(report, fh, indent=1, sort_keys=True)
-    os.replace(tmp, path)
 
 
 def timed(fn):

@@ -35,6 +35,7 @@ __all__ = [
     "mark_failed",
     "read_record",
     "record_digest",
+    "write_json_atomic",
     "write_record",
 ]
 
@@ -45,7 +46,7 @@ RECORD_NAME = "run.json"
 """File name of the record inside a run directory."""
 
 REQUIRED = (
-    "schema", "status", "protocol", "fingerprint", "resources", "settings", "items",
+    "schema", "status", "protocol", "fingerprint", "resources", "environment", "settings", "items",
     "aggregate", "ledger", "timings", "peak_rss_mb", "warnings", "failures", "record_sha256",
 )  # fmt: skip
 """Top-level keys every record has."""
@@ -97,28 +98,48 @@ def _refuse_existing(target: Path, overwrite: bool) -> None:
     raise FileExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
 
 
-def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
-    """Write ``body`` as ``directory/run.json`` through a flushed temporary file and a rename."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".run-", suffix=".json.tmp", dir=directory)
-    except OSError as exc:
-        raise PermissionError(
-            f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
-        ) from exc
-    target = directory / RECORD_NAME
+def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: str = ".tmp-") -> Path:
+    """Write ``body`` as JSON to ``path``: whole or absent, never half.
+
+    The text goes to a temporary file in the same directory, is flushed and fsynced,
+    renamed over ``path``, and the directory entry is fsynced too. The one writer of
+    run records, benchmark records and experiment results.
+
+    Raises:
+        OSError: the directory cannot be written (the temporary file is removed).
+        ValueError: ``body`` holds NaN or an infinity (JSON has no spelling for them).
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=".json.tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(body, fh, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return target
+    with contextlib.suppress(OSError):  # not every file system lets a directory be opened for fsync
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path
+
+
+def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
+    """Write ``body`` as ``directory/run.json`` with :func:`write_json_atomic`."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=".run-")
+    except PermissionError as exc:
+        raise PermissionError(
+            f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
+        ) from exc
 
 
 def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:
