@@ -7,7 +7,13 @@ Explained in the notebook *Running the official harness* and *The doc_id bug*.
   targets; every s_ij, official vs independent; predictions and accuracy re-aggregated.
 - **Level 2, prompts** (data and tokenizer): request strings rebuilt from the verified
   rows and hashed like the harness; candidate boundaries and token ids re-encoded.
-- **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared.
+- **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared,
+  naming the arithmetic of the re-run against the one the record was made with.
+
+Floats are compared with the tolerance policy of :mod:`evalcore.numerics`: the same
+arithmetic must reproduce every score bit for bit, and the report says so; another
+arithmetic must stay within :data:`~evalcore.numerics.ABS_TOL`, and the report gives
+the true maximum and names every argmax flip.
 """
 
 from __future__ import annotations
@@ -16,12 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.fingerprint import protocol_fingerprint
+from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
 __all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity"]
-
-ABS_TOL = 1e-5
-"""Largest |official - independent| s_ij difference the audit accepts."""
 
 
 class IdentityError(AssertionError):
@@ -64,16 +68,33 @@ class AuditReport:
     """Largest |official - independent| over compared s_ij."""
     max_abs_diff_rerun: float | None = None
     """Largest |stored - recomputed| s_ij at level 3, when it ran."""
+    rerun: Drift | None = None
+    """Stored scores (official and independent) against the level-3 re-run, when it ran."""
+    arithmetic_changes: list[str] | None = None
+    """How the re-run's arithmetic differs from the record's (empty: the same), when level 3 ran."""
+    tolerance: float = ABS_TOL
+    """The tolerance the float comparisons used."""
 
     @property
     def ok(self) -> bool:
         """True when no level found a problem."""
         return not any(self.levels.values())
 
+    def _agreement(self) -> str:
+        if self.scores and self.max_abs_diff == 0.0:
+            return "official vs independent bit-identical"
+        return f"official vs independent max |Δ| {self.max_abs_diff:.2g} (tolerance {self.tolerance:.0e})"
+
+    def _rerun(self) -> str:
+        if self.rerun is None:
+            return ""
+        where = "same arithmetic" if not self.arithmetic_changes else "another arithmetic"
+        return f"; re-run on {where}: {self.rerun.describe()}"
+
     def summary(self) -> str:
-        """The one-line verdict the CLI prints last."""
+        """The one-line verdict the CLI prints last: tolerance, true maximum and argmax flips included."""
         if self.ok:
-            return f"audit ok: {self.items} items, {self.scores} scores, max_abs_diff={self.max_abs_diff:.3g}"
+            return f"audit ok: {self.items} items, {self.scores} scores; {self._agreement()}{self._rerun()}"
         first = next(p for problems in self.levels.values() for p in problems)
         count = sum(len(p) for p in self.levels.values())
         return f"audit FAILED: {first}" + (f" (and {count - 1} more)" if count > 1 else "")
@@ -168,23 +189,30 @@ def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str
 
 def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
     problems = []
-    worst = 0.0
+    stored: dict[str, dict[int, list[float]]] = {"official": {}, "independent": {}}
+    fresh: dict[int, list[float]] = {}
     for item in record["items"]:
-        if item["independent"] is None or not 0 <= item["item_id"] < len(rows):
+        i = item["item_id"]
+        if item["independent"] is None or not 0 <= i < len(rows):
             continue
-        fresh = score_item(model, tokenizer, rows[item["item_id"]]).loglik
-        for name in ("official", "independent"):
-            stored = item[name]
-            if stored is None:
+        fresh[i] = list(score_item(model, tokenizer, rows[i]).loglik)
+        for name, scores in stored.items():
+            entry = item[name]
+            if entry is None:
                 continue
-            if len(stored["loglik"]) != len(fresh):
-                problems.append(f"item {item['item_id']}: {name} has {len(stored['loglik'])} scores, not {len(fresh)}")
-                continue
-            for j, (a, b) in enumerate(zip(_scores(stored), fresh, strict=True)):
-                worst = max(worst, abs(a - b))
-                if not abs(a - b) <= ABS_TOL:
-                    problems.append(f"item {item['item_id']}: stored {name} s_{j} {a!r} vs re-run {b!r}")
-    report.max_abs_diff_rerun = worst
+            if len(entry["loglik"]) != len(fresh[i]):
+                problems.append(f"item {i}: {name} has {len(entry['loglik'])} scores, not {len(fresh[i])}")
+            else:
+                scores[i] = _scores(entry)
+    drifts = {name: compare_scores(scores, {i: fresh[i] for i in scores}, tolerance=report.tolerance)
+              for name, scores in stored.items()}  # fmt: skip
+    for name, drift in drifts.items():
+        problems += [f"item {i}: stored {name} s_{j} {stored[name][i][j]!r} vs re-run {fresh[i][j]!r} "
+                     f"(|Δ|={diff:.3g} > tolerance {report.tolerance:.0e})"
+                     for i, j, diff in drift.over_tolerance]  # fmt: skip
+    report.rerun = drifts["independent"]  # the stored predictions; level 1 ties the official scores to them
+    report.max_abs_diff_rerun = max(d.max_abs for d in drifts.values())
+    report.arithmetic_changes = arithmetic_differences(record.get("environment", {}).get("arithmetic"), arithmetic())
     return problems
 
 

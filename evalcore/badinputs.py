@@ -17,7 +17,7 @@ from typing import Any
 
 from evalcore.refusals import BadInput, Bench, environment
 
-__all__ = ["CATALOGUE"]
+__all__ = ["CATALOGUE", "SCORE_NUDGE"]
 
 OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 """Variables that tell the Hugging Face libraries not to use the network."""
@@ -73,8 +73,12 @@ def _edit_record(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
     return target
 
 
+SCORE_NUDGE = 0.25
+"""How far the hand-edited records move one stored score (nats)."""
+
+
 def _nudge_score(record: dict[str, Any]) -> None:
-    record["items"][0]["independent"]["loglik"][0] += 0.25
+    record["items"][0]["independent"]["loglik"][0] += SCORE_NUDGE
 
 
 def _read(path: Path) -> Any:

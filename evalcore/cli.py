@@ -75,8 +75,14 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"level {level}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
         for problem in problems:
             print(f"  - {problem}")
-    if report.max_abs_diff_rerun is not None:
-        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g}")
+    if report.rerun is not None:
+        changes = report.arithmetic_changes
+        print("arithmetic: the record's" if not changes else "arithmetic differs from the record's:")
+        for change in changes or []:
+            print(f"  - {change}")
+        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g} (tolerance {report.tolerance:.0e})")
+        nearest = ", ".join(f"{i} (margin {m:.3g}, moved {c:.2g})" for i, m, c in report.rerun.closest[:3])
+        print(f"closest to an argmax flip: {nearest}")
     print(report.summary())
     return 0 if report.ok else 1
 

@@ -21,6 +21,7 @@ from evalcore.fingerprint import protocol_fingerprint
 from evalcore.harness import HARNESS_VERSION, SEED, TASK, run_official
 from evalcore.ledger import score_run
 from evalcore.models import DEFAULT_MODEL, MODELS, load_model
+from evalcore.numerics import arithmetic
 from evalcore.protocol import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
 from evalcore.resources import Row, committed_row_hashes, load_split, row_sha256, verify_rows
 from evalcore.scoring import CHOICES, MAX_LENGTH, TARGET_DELIMITER, ItemScore, score_items
@@ -273,6 +274,7 @@ def _execute(
             },
             "packages": {p: version(p) for p in PACKAGES} | {"python": platform.python_version()},
         },
+        "environment": {"arithmetic": arithmetic()},  # where the bits came from; not part of the protocol
         "settings": {
             "smoke": smoke,
             "sort_ids": sort_ids,

@@ -30,6 +30,7 @@ _INDEPENDENT = {
 SHAPE: dict[str, Any] = {
     "protocol": dict, "fingerprint": str, "status": str, "record_sha256": str,
     "resources": {"model": {"name": str}, "data": {"source": str}},
+    "environment": {"arithmetic": {"cpu_model": str, "cpu_capability": str, "threads": int, "env": dict}},
     "settings": dict, "ledger": dict, "timings": dict, "peak_rss_mb": SCORE,
     "items": [{"item_id": int, "label": int, "row_sha256": str,
                "official": (_OFFICIAL, None), "independent": (_INDEPENDENT, None)}],

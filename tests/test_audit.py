@@ -21,7 +21,12 @@ def test_smoke_record_passes_all_three_levels(smoke_run, validation, model_and_t
     assert list(report.levels) == ["1 stored scores", "2 prompts re-encoded", "3 forward pass re-run"]
     assert report.items == 2 and report.scores == 4
     assert report.max_abs_diff <= ABS_TOL and report.max_abs_diff_rerun <= ABS_TOL
-    assert report.summary().startswith("audit ok: 2 items, 4 scores, max_abs_diff=")
+    # Same process, same arithmetic: the policy is bit-identical, and the verdict says so.
+    assert report.arithmetic_changes == [] and report.rerun.bit_identical
+    assert report.summary() == (
+        "audit ok: 2 items, 4 scores; official vs independent bit-identical; "
+        "re-run on same arithmetic: bit-identical (4 scores); no argmax flips"
+    )
 
 
 def test_unsorted_record_fails_with_the_misfiled_ids(unsorted_run):

@@ -1,0 +1,283 @@
+"""Numbers that travel: the arithmetic a run used, and how far its scores may move on another.
+
+Explained in the book chapter *The same code on another CPU* (``book/numerics.md``).
+
+The same item scored twice on one machine with the same settings gives the same bits.
+On another CPU, or on the same CPU through another code path (ATen's vectorised kernels
+for AVX-512, AVX2 or plain C++; MKL's conditional-numerical-reproducibility branches;
+a different thread count), the floating-point sums inside the forward pass are ordered
+differently and the last bits of a score move. So:
+
+- the arithmetic is an *environment* fact, recorded with every run by :func:`arithmetic`,
+  never a protocol field: the protocol fingerprint names what was measured, not which
+  vector unit summed it;
+- scores from two arithmetics are compared with :data:`ABS_TOL`, which comes from the
+  measurement in ``experiments/results/drift.json`` (``experiments/drift.py``), and the
+  comparison always reports the true maximum and names every argmax flip
+  (:func:`compare_scores`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ABS_TOL",
+    "ARITHMETIC_ENV",
+    "MEASURED_MAX_DRIFT",
+    "SECOND_ARITHMETIC",
+    "ArithmeticSettingError",
+    "Drift",
+    "Flip",
+    "arithmetic",
+    "arithmetic_differences",
+    "compare_scores",
+    "pin_arithmetic",
+]
+
+MEASURED_MAX_DRIFT = 1.1e-4
+"""Largest |Δ s_ij| measured between any two arithmetics on this book's items.
+
+Source: ``experiments/results/drift.json``, written by ``experiments/drift.py`` (nine
+arithmetics on one AMD EPYC machine: ATen AVX-512 / AVX2 / default, MKL native /
+AVX2 / COMPATIBLE, 1 and 2 threads; 744 unsealed validation items and 100 train items
+with multi-token candidates), together with the 3.4e-5 seen between two machines. A
+test checks this constant against the stored measurement, so neither can change alone.
+"""
+
+ABS_TOL = 5e-4
+"""Largest |Δ s_ij| accepted between two computations of the same score.
+
+About 4.5× the largest drift measured (:data:`MEASURED_MAX_DRIFT`), and still far
+below anything a protocol change produces: dropping the BOS token moves scores by
+nats, a different verbalizer by more. Same machine and settings must give exactly 0.0,
+which the audit reports as "bit-identical".
+"""
+
+ARITHMETIC_ENV = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_CBWR",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA",
+)
+"""Environment variables that change which kernels run or how many threads share a sum."""
+
+SECOND_ARITHMETIC = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT"}
+"""Settings that emulate another CPU on this one: ATen's plain C++ kernels and MKL's
+portable, strictly reproducible branch. ``make test`` runs the notebooks under them."""
+
+
+class ArithmeticSettingError(RuntimeError):
+    """The arithmetic cannot be set: torch is already imported with other settings."""
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _cpu_flags() -> list[str]:
+    wanted = ("avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile")
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    present = set(line.split(":", 1)[1].split())
+                    return [f for f in wanted if f in present]
+    except OSError:
+        pass
+    return []
+
+
+def _library_line(config: str, marker: str) -> str | None:
+    return next((line.strip(" -") for line in config.splitlines() if marker in line), None)
+
+
+def arithmetic() -> dict[str, Any]:
+    """The arithmetic of this process: what decides the last bits of a score.
+
+    Imports torch. Recorded in every run record under ``environment.arithmetic``.
+
+    Returns:
+        ``cpu_model``, ``cpu_flags`` (the vector extensions that matter), ``machine``,
+        ``torch``, ``cpu_capability`` (the ATen kernels actually dispatched), ``blas``
+        and ``onednn`` (library versions), ``threads``, ``interop_threads``, and ``env``:
+        the variables of :data:`ARITHMETIC_ENV` that are set.
+    """
+    import torch
+
+    config = torch.__config__.show()
+    return {
+        "cpu_model": _cpu_model(),
+        "cpu_flags": _cpu_flags(),
+        "machine": platform.machine(),
+        "torch": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "blas": _library_line(config, "Math Kernel Library") or _library_line(config, "BLAS_INFO"),
+        "onednn": _library_line(config, "MKL-DNN") or _library_line(config, "oneDNN"),
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "env": {name: os.environ[name] for name in ARITHMETIC_ENV if name in os.environ},
+    }
+
+
+def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[str]:
+    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic).
+
+    A record without one (written before arithmetic was recorded) differs in everything.
+    """
+    if not recorded:
+        return ["the record does not say which arithmetic it used"]
+    keys = sorted(set(recorded) | set(current))
+    return [f"{k}: {recorded.get(k)!r} -> {current.get(k)!r}" for k in keys if recorded.get(k) != current.get(k)]
+
+
+def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str, str]:
+    """Set arithmetic variables for this process; they only act before torch is imported.
+
+    Returns:
+        The settings applied.
+
+    Raises:
+        ArithmeticSettingError: torch is already imported and one of ``settings`` differs from
+            the environment it was imported with (the change would silently do nothing).
+        ValueError: a name outside :data:`ARITHMETIC_ENV`.
+    """
+    for name in settings:
+        if name not in ARITHMETIC_ENV:
+            raise ValueError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+    if "torch" in sys.modules:
+        changed = [n for n, v in settings.items() if os.environ.get(n) != v]
+        if changed:
+            raise ArithmeticSettingError(
+                f"torch is already imported, so {changed} would not take effect; set them before importing torch "
+                "(or in the environment of a new process)"
+            )
+    os.environ.update(settings)
+    return dict(settings)
+
+
+@dataclass(frozen=True)
+class Flip:
+    """An item whose argmax differs between the two computations."""
+
+    item_id: int
+    reference_prediction: int
+    other_prediction: int
+    reference_margin: float
+    """Best minus runner-up score in the reference computation (nats)."""
+
+
+@dataclass
+class Drift:
+    """How far the scores of one computation are from another's, item by item."""
+
+    tolerance: float
+    items: int = 0
+    scores: int = 0
+    max_abs: float = 0.0
+    """Largest |Δ s_ij| (the true maximum, however small)."""
+    identical: int = 0
+    """Scores equal to the last bit."""
+    over_tolerance: list[tuple[int, int, float]] = field(default_factory=list)
+    """``(item_id, j, |Δ|)`` beyond :attr:`tolerance`."""
+    flips: list[Flip] = field(default_factory=list)
+    """Every item whose argmax changed."""
+    closest: list[tuple[int, float, float]] = field(default_factory=list)
+    """``(item_id, reference margin, |Δ margin|)``, the items nearest to a flip first."""
+    deltas: list[float] = field(default_factory=list)
+    """Every |Δ s_ij|, for distributions and figures."""
+
+    @property
+    def bit_identical(self) -> bool:
+        """Every score equal to the last bit."""
+        return self.identical == self.scores
+
+    @property
+    def ok(self) -> bool:
+        """Every score within the tolerance (flips are named, and allowed only within it)."""
+        return not self.over_tolerance
+
+    def describe(self) -> str:
+        """One phrase: bit-identical, or the true maximum against the tolerance, and the flips."""
+        if self.bit_identical:
+            text = f"bit-identical ({self.scores} scores)"
+        else:
+            verdict = "within" if self.ok else "BEYOND"
+            text = f"max |Δ| {self.max_abs:.2g} {verdict} tolerance {self.tolerance:.0e} ({self.scores} scores)"
+        if self.flips:
+            named = ", ".join(f"{f.item_id} (margin {f.reference_margin:.2g})" for f in self.flips)
+            text += f"; {len(self.flips)} argmax flip(s): {named}"
+        else:
+            text += "; no argmax flips"
+        return text
+
+
+def _margin(scores: Sequence[float]) -> float:
+    ordered = sorted(scores, reverse=True)
+    return ordered[0] - ordered[1] if len(ordered) > 1 else math.inf
+
+
+def compare_scores(
+    reference: Mapping[int, Sequence[float]],
+    other: Mapping[int, Sequence[float]],
+    *,
+    tolerance: float = ABS_TOL,
+    closest: int = 5,
+) -> Drift:
+    """Compare two computations of the same items' s_ij.
+
+    Args:
+        reference: ``{item_id: [s_i0, s_i1, ...]}``, e.g. the stored scores.
+        other: the same items recomputed.
+        tolerance: the largest |Δ| accepted.
+        closest: how many items nearest to a flip to list.
+
+    Raises:
+        ValueError: the two cover different items, or an item has different numbers of
+            scores, or a score is NaN (a NaN is never within any tolerance).
+    """
+    from evalcore.scoring import argmax_first
+
+    if set(reference) != set(other):
+        missing = sorted(set(reference) ^ set(other))[:10]
+        raise ValueError(f"the two computations cover different items (e.g. {missing})")
+    drift = Drift(tolerance=tolerance)
+    margins = []
+    for item_id in sorted(reference):
+        a, b = [float(x) for x in reference[item_id]], [float(x) for x in other[item_id]]
+        if len(a) != len(b) or not a:
+            raise ValueError(f"item {item_id}: {len(a)} reference scores vs {len(b)} others")
+        if any(math.isnan(x) for x in a + b):
+            raise ValueError(f"item {item_id}: a score is NaN")
+        drift.items += 1
+        for j, (x, y) in enumerate(zip(a, b, strict=True)):
+            d = 0.0 if x == y else abs(x - y)
+            drift.scores += 1
+            drift.identical += x == y
+            drift.deltas.append(d)
+            drift.max_abs = max(drift.max_abs, d)
+            if not d <= tolerance:
+                drift.over_tolerance.append((item_id, j, d))
+        pa, pb = argmax_first(a), argmax_first(b)
+        if pa != pb:
+            drift.flips.append(Flip(item_id, pa, pb, _margin(a)))
+        if len(a) > 1:
+            margins.append((item_id, _margin(a), abs(_margin(a) - _margin(b)) if math.isfinite(_margin(a)) else 0.0))
+    drift.closest = sorted(margins, key=lambda m: m[1])[:closest]
+    return drift

@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalcore.numerics import (
+    ABS_TOL,
+    ARITHMETIC_ENV,
+    MEASURED_MAX_DRIFT,
+    SECOND_ARITHMETIC,
+    ArithmeticSettingError,
+    arithmetic,
+    arithmetic_differences,
+    compare_scores,
+    pin_arithmetic,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DRIFT = ROOT / "experiments" / "results" / "drift.json"
+
+
+def test_identical_scores_are_bit_identical():
+    drift = compare_scores({1: [-1.5, -2.0], 2: [-3.0, -0.5]}, {1: [-1.5, -2.0], 2: [-3.0, -0.5]})
+    assert drift.bit_identical and drift.ok and drift.max_abs == 0.0 and drift.scores == 4
+    assert drift.describe() == "bit-identical (4 scores); no argmax flips"
+
+
+def test_small_drift_is_reported_with_its_true_maximum():
+    drift = compare_scores({1: [-1.5, -2.0]}, {1: [-1.5 + 3e-5, -2.0]}, tolerance=1e-4)
+    assert not drift.bit_identical and drift.ok and drift.identical == 1
+    assert math.isclose(drift.max_abs, 3e-5, rel_tol=1e-9)
+    assert drift.describe() == "max |Δ| 3e-05 within tolerance 1e-04 (2 scores); no argmax flips"
+
+
+def test_drift_beyond_tolerance_names_item_and_choice():
+    drift = compare_scores({7: [-1.0, -2.0]}, {7: [-1.0, -2.5]}, tolerance=1e-4)
+    assert not drift.ok and drift.over_tolerance == [(7, 1, 0.5)]
+    assert "BEYOND tolerance" in drift.describe()
+
+
+def test_every_flip_is_named_with_its_margin():
+    # Regression guard: a flip inside the tolerance must still be reported, never absorbed.
+    drift = compare_scores({3: [-1.0, -1.00001], 4: [-1.0, -3.0]}, {3: [-1.00002, -1.00001], 4: [-1.0, -3.0]})
+    assert drift.ok and [(f.item_id, f.reference_prediction, f.other_prediction) for f in drift.flips] == [(3, 0, 1)]
+    assert math.isclose(drift.flips[0].reference_margin, 1e-5, rel_tol=1e-6)
+    assert "1 argmax flip(s): 3 (margin 1e-05)" in drift.describe()
+    assert drift.closest[0][0] == 3  # the smallest margin comes first
+
+
+def test_exact_tie_in_reference_goes_to_the_first_choice():
+    drift = compare_scores({1: [-2.0, -2.0]}, {1: [-2.0, -1.9999]})
+    assert [(f.reference_prediction, f.other_prediction) for f in drift.flips] == [(0, 1)]
+
+
+def test_non_finite_scores_compare_as_values():
+    drift = compare_scores({1: [-math.inf, -1.0]}, {1: [-math.inf, -1.0]})
+    assert drift.bit_identical
+    assert not compare_scores({1: [-math.inf, -1.0]}, {1: [-50.0, -1.0]}).ok
+
+
+@pytest.mark.parametrize(
+    ("reference", "other", "message"),
+    [
+        ({1: [0.0, 1.0]}, {2: [0.0, 1.0]}, "cover different items"),
+        ({1: [0.0, 1.0]}, {1: [0.0]}, "item 1: 2 reference scores vs 1 others"),
+        ({1: [0.0, math.nan]}, {1: [0.0, 1.0]}, "item 1: a score is NaN"),
+    ],
+)
+def test_malformed_comparisons_are_refused(reference, other, message):
+    with pytest.raises(ValueError, match=message):
+        compare_scores(reference, other)
+
+
+def test_arithmetic_names_the_kernels_libraries_and_threads():
+    info = arithmetic()
+    import torch
+
+    assert info["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert info["threads"] == torch.get_num_threads() >= 1
+    assert info["torch"] == torch.__version__ and info["blas"] and info["onednn"]
+    assert set(info["env"]) <= set(ARITHMETIC_ENV)
+    assert {k: os.environ[k] for k in ARITHMETIC_ENV if k in os.environ} == info["env"]
+
+
+def test_arithmetic_differences_lists_each_changed_field():
+    a = {"cpu_capability": "AVX512", "threads": 2, "env": {}}
+    assert arithmetic_differences(a, dict(a)) == []
+    b = a | {"cpu_capability": "DEFAULT", "env": {"MKL_CBWR": "COMPATIBLE"}}
+    assert arithmetic_differences(a, b) == [
+        "cpu_capability: 'AVX512' -> 'DEFAULT'",
+        "env: {} -> {'MKL_CBWR': 'COMPATIBLE'}",
+    ]
+    assert arithmetic_differences(None, a) == ["the record does not say which arithmetic it used"]
+
+
+def test_pinning_after_torch_is_imported_is_refused_not_ignored():
+    import torch  # noqa: F401 - the point: torch is loaded, so the setting could no longer act
+
+    setting = {"ATEN_CPU_CAPABILITY": "avx2" if os.environ.get("ATEN_CPU_CAPABILITY") != "avx2" else "default"}
+    with pytest.raises(ArithmeticSettingError, match="torch is already imported"):
+        pin_arithmetic(setting)
+    with pytest.raises(ValueError, match="'PATH' is not an arithmetic setting"):
+        pin_arithmetic({"PATH": "/"})
+
+
+def test_pinning_before_torch_takes_effect_in_a_new_process():
+    script = (
+        "from evalcore.numerics import pin_arithmetic\n"
+        "pin_arithmetic({'ATEN_CPU_CAPABILITY': 'default'})\n"
+        "import torch; print(torch.backends.cpu.get_cpu_capability())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "DEFAULT"
+
+
+def test_tolerance_comes_from_the_stored_measurement_with_margin():
+    # The constant and the measurement it cites must not drift apart.
+    drift = json.loads(DRIFT.read_text())
+    assert drift["abs_tol"] == ABS_TOL
+    assert drift["max_abs_any"] <= MEASURED_MAX_DRIFT < 1.1 * drift["max_abs_any"] + 1e-12
+    assert ABS_TOL >= 3 * MEASURED_MAX_DRIFT
+    assert drift["flips_any"] == sum(
+        len(part["flips"]) for entry in drift["comparisons"].values() for part in entry.values()
+    )
+    again = drift["comparisons"]["native vs native again"]
+    assert all(part["identical"] == part["scores"] for part in again.values())  # same settings: same bits
+
+
+_SCORE_SCRIPT = """
+import json, sys
+from evalcore.models import load_model
+from evalcore.numerics import arithmetic
+from evalcore.resources import load_split
+from evalcore.scoring import score_item
+from evalcore.selection import dev_ids
+model, tokenizer = load_model()
+rows = load_split("validation")
+scores = {i: list(score_item(model, tokenizer, rows[i]).loglik) for i in dev_ids()[:8]}
+print(json.dumps({"arithmetic": arithmetic(), "scores": scores}))
+"""
+
+
+def _score_in(env: dict[str, str]) -> dict:
+    clean = {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | env
+    done = subprocess.run(
+        [sys.executable, "-c", _SCORE_SCRIPT], capture_output=True, text=True, check=True, env=clean, timeout=600
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out["scores"] = {int(k): v for k, v in out["scores"].items()}
+    return out
+
+
+@pytest.mark.model
+def test_second_arithmetic_really_changes_the_bits_and_stays_within_tolerance(sst2_dir):
+    # make test runs the notebooks under SECOND_ARITHMETIC to catch float snapshots;
+    # that only works if those settings change the bits on the machine at hand.
+    native, second = _score_in({}), _score_in(SECOND_ARITHMETIC)
+    assert second["arithmetic"]["cpu_capability"] == "DEFAULT"
+    assert arithmetic_differences(native["arithmetic"], second["arithmetic"])
+    drift = compare_scores(native["scores"], second["scores"])
+    assert not drift.bit_identical, "SECOND_ARITHMETIC gives the native bits here: it would test nothing"
+    assert drift.ok, drift.describe()
+
+
+def test_make_test_uses_the_documented_second_arithmetic():
+    makefile = (ROOT / "Makefile").read_text()
+    line = next(x for x in makefile.splitlines() if x.startswith("SECOND_ARITHMETIC :="))
+    assert dict(kv.split("=", 1) for kv in line.split(":=", 1)[1].split()) == SECOND_ARITHMETIC
+    assert "env $(SECOND_ARITHMETIC) $(BIN)/python -m pytest --nbval" in makefile
