@@ -136,9 +136,9 @@ def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=".run-")
-    except PermissionError as exc:
-        raise PermissionError(
-            f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
+    except OSError as exc:  # same class (PermissionError, NotADirectoryError, ...), with the directory named
+        raise type(exc)(
+            exc.errno, f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
         ) from exc
 
 

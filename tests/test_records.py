@@ -17,6 +17,7 @@ ITEM = {
 MINIMAL = {
     "status": "complete", "protocol": {"data": {"item_ids": [1]}}, "fingerprint": "f",
     "resources": {"model": {"name": "m"}, "data": {"source": "local"}}, "settings": {},
+    "environment": {"arithmetic": {"cpu_model": "c", "cpu_capability": "DEFAULT", "threads": 1, "env": {}}},
     "items": [ITEM], "aggregate": {"official": {"acc": 1.0}, "independent": {"acc": 0.0}}, "ledger": {},
     "timings": {}, "peak_rss_mb": 1.0, "warnings": [], "failures": [],
 }  # fmt: skip
@@ -110,6 +111,8 @@ def test_missing_record_and_missing_keys(tmp_path):
         (lambda r: r["items"].append(copy.deepcopy(r["items"][0])), "item_id appears twice"),
         (lambda r: r.update(protocol={}), "protocol is empty"),
         (lambda r: r["aggregate"].pop("independent"), "record.aggregate.independent is missing"),
+        (lambda r: r["environment"].pop("arithmetic"), "record.environment.arithmetic is missing"),
+        (lambda r: r["environment"]["arithmetic"].update(threads="2"), r"arithmetic.threads must be int, got str"),
     ],
 )
 def test_wrong_shape_refused_even_with_a_matching_digest(tmp_path, edit, message):
@@ -131,6 +134,7 @@ def test_json_that_python_would_accept_or_choke_on_is_refused(tmp_path, text):
 def test_unwritable_output_location_raises_and_writes_nothing(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    with pytest.raises(PermissionError, match="cannot write a run record"):
+    # Regression guard: this is not a permission problem, and must not be reported as one.
+    with pytest.raises(NotADirectoryError, match="cannot write a run record"):
         write_record(blocker / "run", MINIMAL)
     assert blocker.read_text() == "not a directory"
