@@ -90,11 +90,18 @@ def _audit(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evalcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    common = argparse.ArgumentParser(add_help=False)
+    arith = argparse.ArgumentParser(add_help=False)
+    arith.add_argument(
+        "--arithmetic", default="native", choices=["native", "pinned"],
+        help="pinned: ATen's plain kernels and MKL's strict portable branch, set before torch loads (slower); "
+        "the record names the arithmetic either way",
+    )  # fmt: skip
+    common = argparse.ArgumentParser(add_help=False, parents=[arith])
     common.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS), help="model registry name")
     common.add_argument(
         "--data-source", default="local", choices=["local", "hub"], help="SST-2 from $EVALBOOK_SST2_DIR or the Hub"
     )
+
     sub.add_parser("prepare", parents=[common], help="locate and verify the model, data and selection")
     run = sub.add_parser("run", parents=[common], help="score the dev items twice and write DIR/run.json")
     run.add_argument("--smoke", action="store_true", help="4 items independent, 2 official")
@@ -103,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="pass the ids to the harness in hash order, unsorted: reproduces the doc_id bug")  # fmt: skip
     run.add_argument("--unseal", action="store_true", help="allow sealed confirm items (recorded)")
     run.add_argument("--overwrite", action="store_true", help="replace an existing record")
-    audit = sub.add_parser("audit", help="audit a run record")
+    audit = sub.add_parser("audit", parents=[arith], help="audit a run record")
     audit.add_argument("dir", help="run directory (or its run.json)")
     audit.add_argument("--level", type=int, choices=[1, 2, 3], default=3,
                        help="1 stored scores; 2 + prompts re-encoded; 3 + forward pass re-run (default)")  # fmt: skip
@@ -115,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
     try:
+        if args.arithmetic == "pinned":
+            from evalcore.numerics import SECOND_ARITHMETIC, pin_arithmetic
+
+            pin_arithmetic(SECOND_ARITHMETIC)
         return handler(args)
     except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
