@@ -47,7 +47,7 @@ def site() -> Path:
     if not (SITE / "index.html").is_file():
         raise RuntimeError(f"{SITE} has no built site: run `make book` first")
     if CHROMIUM is None:
-        raise RuntimeError("chromium is not installed (apt-get install chromium); .ci/run installs it")
+        raise RuntimeError("chromium is not installed: run `bash scripts/ensure_browser.sh` (make test does)")
     return SITE
 
 
