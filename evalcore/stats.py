@@ -1,0 +1,212 @@
+"""Uncertainty for accuracies measured on the same items: intervals, paired tests, paired errors.
+
+An accuracy on 64 items is a count, k of n, and comparing two protocols on the *same*
+items is a paired comparison: the items both get right or both get wrong say nothing
+about the difference, and a test that treats the two accuracies as independent samples
+throws that pairing away. The functions here are written from their definitions in pure
+Python (no SciPy); ``tests/test_stats.py`` checks them against SciPy's implementations.
+
+- :func:`clopper_pearson` and :func:`wilson`: a confidence interval for one accuracy;
+- :func:`mcnemar_exact`: the exact test for two paired sets of outcomes;
+- :func:`paired_bootstrap_ci` and :func:`paired_stderr`: the uncertainty of a difference
+  of two accuracies on the same items (Miller 2024, "Adding Error Bars to Evals");
+- :func:`mean_stderr`: lm-eval's own ``acc_stderr``, reproduced;
+- :func:`unpaired_z_test`: the two-sample test that ignores the pairing, for contrast.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+__all__ = [
+    "McNemar",
+    "clopper_pearson",
+    "mcnemar_exact",
+    "mean_stderr",
+    "paired_bootstrap_ci",
+    "paired_stderr",
+    "unpaired_z_test",
+    "wilson",
+]
+
+
+def _check_count(k: int, n: int) -> None:
+    for name, value in (("k", k), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+
+
+def _outcomes(values: Sequence[int | bool], name: str) -> list[int]:
+    out = []
+    for i, v in enumerate(values):
+        if v not in (0, 1) or isinstance(v, float):
+            raise ValueError(f"{name}[{i}] must be 0/1 (or a bool), got {v!r}")
+        out.append(int(v))
+    if not out:
+        raise ValueError(f"{name} is empty")
+    return out
+
+
+def _binom_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+             for i in range(k + 1)]  # fmt: skip
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def _solve(f: Callable[[float], float], target: float) -> float:
+    """p in [0, 1] with f(p) = target, for f decreasing in p (bisection to full precision)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        if f(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval for a proportion k/n: never narrower than it should be.
+
+    The lower bound is the p at which P(X >= k) = alpha/2, the upper the p at which
+    P(X <= k) = alpha/2; 0 and 1 at the edges.
+    """
+    _check_count(k, n)
+    _check_confidence(confidence)
+    alpha = 1.0 - confidence
+    # P(X >= k) = alpha/2  <=>  P(X <= k - 1) = 1 - alpha/2, a decreasing function of p
+    lower = 0.0 if k == 0 else _solve(lambda p: _binom_cdf(k - 1, n, p), 1 - alpha / 2)
+    upper = 1.0 if k == n else _solve(lambda p: _binom_cdf(k, n, p), alpha / 2)
+    return lower, upper
+
+
+def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval for k/n (no continuity correction)."""
+    _check_count(k, n)
+    _check_confidence(confidence)
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's exact test on paired outcomes of two protocols."""
+
+    only_a: int
+    """Items protocol A gets right and B wrong."""
+    only_b: int
+    """Items B gets right and A wrong."""
+    p_value: float
+    """Two-sided exact p: twice the smaller binomial tail of the discordant items at p = 1/2."""
+
+
+def mcnemar_exact(a: Sequence[int | bool], b: Sequence[int | bool]) -> McNemar:
+    """Exact McNemar test: only the discordant items carry information about the difference.
+
+    Args:
+        a, b: per-item correctness (0/1) of two protocols, on the same items in the same order.
+
+    Raises:
+        ValueError: different lengths, an empty list, or a value other than 0/1.
+    """
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    only_a = sum(x > y for x, y in zip(xa, xb, strict=True))
+    only_b = sum(y > x for x, y in zip(xa, xb, strict=True))
+    n = only_a + only_b
+    p = 1.0 if n == 0 else min(1.0, 2 * _binom_cdf(min(only_a, only_b), n, 0.5))
+    return McNemar(only_a, only_b, p)
+
+
+def mean_stderr(values: Sequence[float]) -> float:
+    """lm-eval's ``acc_stderr``: the sample standard deviation (n - 1) over sqrt(n)."""
+    xs = [float(v) for v in values]
+    if len(xs) < 2:
+        raise ValueError(f"a standard error needs at least 2 values, got {len(xs)}")
+    mu = sum(xs) / len(xs)
+    return math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1)) / math.sqrt(len(xs))
+
+
+def paired_stderr(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
+    """Standard error of mean(a) - mean(b) on the same items: that of the per-item differences.
+
+    Equals sqrt((Var a + Var b - 2 Cov(a, b)) / n) (Miller 2024, eq. for paired
+    differences); the covariance term is what an unpaired error leaves out.
+    """
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    return mean_stderr([x - y for x, y in zip(xa, xb, strict=True)])
+
+
+def paired_bootstrap_ci(
+    a: Sequence[int | bool],
+    b: Sequence[int | bool],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(a) - mean(b), resampling *items* (both outcomes together).
+
+    Seeded: the same inputs and seed give the same interval on every machine (integer
+    arithmetic on counts, Python's own generator).
+    """
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    _check_confidence(confidence)
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
+        raise ValueError(f"resamples must be an int >= 100, got {resamples!r}")
+    rng = random.Random(seed)
+    d = [x - y for x, y in zip(xa, xb, strict=True)]
+    n = len(d)
+    sums = sorted(sum(d[rng.randrange(n)] for _ in range(n)) for _ in range(resamples))
+    alpha = 1 - confidence
+    lo = sums[math.floor(alpha / 2 * (resamples - 1))]
+    hi = sums[math.ceil((1 - alpha / 2) * (resamples - 1))]
+    return lo / n, hi / n
+
+
+def unpaired_z_test(k_a: int, k_b: int, n: int) -> float:
+    """Two-sided p of the two-proportion z test, as if the two accuracies came from different items.
+
+    Shown for contrast: on the same items it ignores the pairing (the test lm-eval's
+    comparison script applies to two runs).
+    """
+    _check_count(k_a, n)
+    _check_count(k_b, n)
+    pooled = (k_a + k_b) / (2 * n)
+    se = math.sqrt(2 * pooled * (1 - pooled) / n)
+    if se == 0:
+        return 1.0
+    z = (k_a - k_b) / n / se
+    return 2 * (1 - NormalDist().cdf(abs(z)))
