@@ -56,3 +56,22 @@ def test_structure_label_overview_summary_exercises(md):
     exercises = re.findall(r"^`{3,4}\{exercise\}", text, flags=re.MULTILINE)
     solutions = re.findall(r"^`{3,4}\{solution\} (\S+)\n:class: dropdown$", text, flags=re.MULTILINE)
     assert 2 <= len(exercises) <= 3 and len(solutions) == len(exercises)
+
+
+# A score's last digits depend on the CPU (evalcore.numerics): log-likelihoods shown to three or
+# more places, or any number to five or more, must not sit in an output that nbval compares.
+SCORE_LIKE = re.compile(r"(?<![\w.])(-\d+\.\d{3,}|\d+\.\d{5,})")
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_float_snapshot_in_compared_outputs(md):
+    # Regression guard: stored outputs such as -6.4234 passed nbval only on the machine that wrote them.
+    nb = jupytext.read(md.with_suffix(".ipynb"))
+    for n, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "nbval-ignore-output" in cell.metadata.get("tags", []):
+            continue
+        for output in cell.outputs:
+            data = output.get("data", {})
+            texts = [output.get("text", ""), data.get("text/plain", ""), data.get("text/html", "")]
+            found = SCORE_LIKE.findall(" ".join(t if isinstance(t, str) else "".join(t) for t in texts))
+            assert not found, f"{md.name} cell {n} shows {found[:3]} in a compared output"
