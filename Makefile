@@ -67,6 +67,8 @@ unit: setup
 	$(BIN)/python -m pytest -m "not site" tests
 
 # Chromium for the site check: checked before any work, installed on Debian when run as root.
+# Prerequisites run in the order written (browser first), so no parallel make here.
+.NOTPARALLEL:
 browser:
 	@bash scripts/ensure_browser.sh
 

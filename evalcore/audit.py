@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.fingerprint import protocol_fingerprint
-from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores
+from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores, format_tolerance
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
-__all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity"]
+__all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity", "stored_scores"]
 
 
 class IdentityError(AssertionError):
@@ -83,7 +83,7 @@ class AuditReport:
     def _agreement(self) -> str:
         if self.scores and self.max_abs_diff == 0.0:
             return "official vs independent bit-identical"
-        return f"official vs independent max |Δ| {self.max_abs_diff:.2g} (tolerance {self.tolerance:.0e})"
+        return f"official vs independent max |Δ| {self.max_abs_diff:.2g} (tolerance {format_tolerance(self.tolerance)})"
 
     def _rerun(self) -> str:
         if self.rerun is None:
@@ -103,6 +103,17 @@ class AuditReport:
 def _scores(entry: dict[str, Any]) -> list[float]:
     """An entry's s_ij as floats (a record stores a non-finite score as the string ``"-inf"``)."""
     return [float(x) for x in entry["loglik"]]
+
+
+def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[int, list[float]]:
+    """``{item_id: [s_i0, s_i1, ...]}`` as one scorer stored them, for :func:`evalcore.numerics.compare_scores`.
+
+    Args:
+        scorer: ``"independent"`` or ``"official"``; items that scorer did not score are left out.
+    """
+    if scorer not in ("independent", "official"):
+        raise ValueError(f"scorer must be 'independent' or 'official', got {scorer!r}")
+    return {it["item_id"]: _scores(it[scorer]) for it in record["items"] if it[scorer] is not None}
 
 
 def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
@@ -139,10 +150,12 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
             diff = abs(a - b)
             report.max_abs_diff = max(report.max_abs_diff, diff)
             report.scores += 1
-            if not diff <= ABS_TOL:
+            if not diff <= report.tolerance:
                 problems.append(f"item {i}: s_{i},{j} official {a!r} vs independent {b!r} (|Δ|={diff:.3g})")
         if argmax_first(_scores(off)) != ind["prediction"]:
-            problems.append(f"item {i}: predictions differ")
+            margin = abs(_scores(off)[0] - _scores(off)[-1]) if len(_scores(off)) == 2 else float("nan")
+            problems.append(f"item {i}: predictions differ (official {argmax_first(_scores(off))}, "
+                            f"independent {ind['prediction']}; official margin {margin:.3g})")  # fmt: skip
     report.items = compared
     if report.misfiled:
         problems.append(
@@ -206,13 +219,21 @@ def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any,
                 scores[i] = _scores(entry)
     drifts = {name: compare_scores(scores, {i: fresh[i] for i in scores}, tolerance=report.tolerance)
               for name, scores in stored.items()}  # fmt: skip
+    tol = format_tolerance(report.tolerance)
     for name, drift in drifts.items():
         problems += [f"item {i}: stored {name} s_{j} {stored[name][i][j]!r} vs re-run {fresh[i][j]!r} "
-                     f"(|Δ|={diff:.3g} > tolerance {report.tolerance:.0e})"
+                     f"(|Δ|={diff:.3g} > tolerance {tol})"
                      for i, j, diff in drift.over_tolerance]  # fmt: skip
     report.rerun = drifts["independent"]  # the stored predictions; level 1 ties the official scores to them
     report.max_abs_diff_rerun = max(d.max_abs for d in drifts.values())
-    report.arithmetic_changes = arithmetic_differences(record.get("environment", {}).get("arithmetic"), arithmetic())
+    report.arithmetic_changes = arithmetic_differences(record["environment"]["arithmetic"], arithmetic())
+    moved = [name for name, d in drifts.items() if not d.bit_identical]
+    if not report.arithmetic_changes and moved:
+        # The policy: the arithmetic that made a record reproduces it to the last bit.
+        problems.append(
+            f"the re-run used the record's own arithmetic, yet {' and '.join(moved)} scores moved "
+            f"(max |Δ| {report.max_abs_diff_rerun:.3g}): something the record does not name has changed"
+        )
     return problems
 
 

@@ -60,6 +60,7 @@ def _run(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from evalcore.audit import audit_record
     from evalcore.models import load_model
+    from evalcore.numerics import format_tolerance
     from evalcore.records import read_record
     from evalcore.resources import load_split
 
@@ -80,9 +81,11 @@ def _audit(args: argparse.Namespace) -> int:
         print("arithmetic: the record's" if not changes else "arithmetic differs from the record's:")
         for change in changes or []:
             print(f"  - {change}")
-        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g} (tolerance {report.tolerance:.0e})")
-        nearest = ", ".join(f"{i} (margin {m:.3g}, moved {c:.2g})" for i, m, c in report.rerun.closest[:3])
-        print(f"closest to an argmax flip: {nearest}")
+        tol = format_tolerance(report.tolerance)
+        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g} (tolerance {tol})")
+        if report.rerun.closest:
+            nearest = ", ".join(f"{i} (margin {m:.3g}, moved {c:.2g})" for i, m, c in report.rerun.closest[:3])
+            print(f"closest to an argmax flip: {nearest}")
     print(report.summary())
     return 0 if report.ok else 1
 

@@ -30,6 +30,7 @@ from typing import Any
 __all__ = [
     "ABS_TOL",
     "ARITHMETIC_ENV",
+    "FLAGS",
     "MEASURED_MAX_DRIFT",
     "SECOND_ARITHMETIC",
     "ArithmeticSettingError",
@@ -38,6 +39,7 @@ __all__ = [
     "arithmetic",
     "arithmetic_differences",
     "compare_scores",
+    "format_tolerance",
     "pin_arithmetic",
 ]
 
@@ -80,28 +82,35 @@ class ArithmeticSettingError(RuntimeError):
     """The arithmetic cannot be set: torch is already imported with other settings."""
 
 
-def _cpu_model() -> str:
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields from /proc/cpuinfo (empty where there is none)."""
+    fields: dict[str, str] = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return fields
 
 
-def _cpu_flags() -> list[str]:
-    wanted = ("avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile")
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    present = set(line.split(":", 1)[1].split())
-                    return [f for f in wanted if f in present]
-    except OSError:
-        pass
-    return []
+FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni",
+         "avx512_fp16", "amx_tile", "amx_bf16")  # fmt: skip
+"""The vector extensions that decide which kernels ATen, MKL and oneDNN dispatch to."""
+
+
+def _cpu() -> dict[str, Any]:
+    info = _cpuinfo()
+    flags = set(info.get("flags", "").split())
+    return {
+        "cpu_model": info.get("model name") or platform.processor() or platform.machine(),
+        # The name can be generic in a virtual machine ("AMD EPYC"); family/model/stepping tell generations apart.
+        "cpu_id": " ".join(f"{k}={info[k]}" for k in ("vendor_id", "cpu family", "model", "stepping") if k in info),
+        "cpu_flags": [f for f in FLAGS if f in flags],
+    }
 
 
 def _library_line(config: str, marker: str) -> str | None:
@@ -114,17 +123,18 @@ def arithmetic() -> dict[str, Any]:
     Imports torch. Recorded in every run record under ``environment.arithmetic``.
 
     Returns:
-        ``cpu_model``, ``cpu_flags`` (the vector extensions that matter), ``machine``,
-        ``torch``, ``cpu_capability`` (the ATen kernels actually dispatched), ``blas``
-        and ``onednn`` (library versions), ``threads``, ``interop_threads``, and ``env``:
-        the variables of :data:`ARITHMETIC_ENV` that are set.
+        ``cpu_model``, ``cpu_id`` (vendor, family, model, stepping), ``cpu_flags`` (the
+        vector extensions of :data:`FLAGS` present), ``machine``, ``torch``,
+        ``cpu_capability`` (the ATen kernels actually dispatched), ``blas`` and ``onednn``
+        (library versions), ``threads``, ``interop_threads``,
+        ``float32_matmul_precision``, and ``env``: the variables of
+        :data:`ARITHMETIC_ENV` that are set.
     """
     import torch
 
     config = torch.__config__.show()
     return {
-        "cpu_model": _cpu_model(),
-        "cpu_flags": _cpu_flags(),
+        **_cpu(),
         "machine": platform.machine(),
         "torch": torch.__version__,
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
@@ -132,17 +142,15 @@ def arithmetic() -> dict[str, Any]:
         "onednn": _library_line(config, "MKL-DNN") or _library_line(config, "oneDNN"),
         "threads": torch.get_num_threads(),
         "interop_threads": torch.get_num_interop_threads(),
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
         "env": {name: os.environ[name] for name in ARITHMETIC_ENV if name in os.environ},
     }
 
 
 def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[str]:
-    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic).
-
-    A record without one (written before arithmetic was recorded) differs in everything.
-    """
+    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic)."""
     if not recorded:
-        return ["the record does not say which arithmetic it used"]
+        return ["no arithmetic recorded"]
     keys = sorted(set(recorded) | set(current))
     return [f"{k}: {recorded.get(k)!r} -> {current.get(k)!r}" for k in keys if recorded.get(k) != current.get(k)]
 
@@ -170,6 +178,11 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
             )
     os.environ.update(settings)
     return dict(settings)
+
+
+def format_tolerance(tolerance: float) -> str:
+    """A tolerance as reports print it: two significant digits, never rounded to another value."""
+    return f"{tolerance:.1e}"
 
 
 @dataclass(frozen=True)
@@ -219,7 +232,8 @@ class Drift:
             text = f"bit-identical ({self.scores} scores)"
         else:
             verdict = "within" if self.ok else "BEYOND"
-            text = f"max |Δ| {self.max_abs:.2g} {verdict} tolerance {self.tolerance:.0e} ({self.scores} scores)"
+            tol = format_tolerance(self.tolerance)
+            text = f"max |Δ| {self.max_abs:.2g} {verdict} tolerance {tol} ({self.scores} scores)"
         if self.flips:
             named = ", ".join(f"{f.item_id} (margin {f.reference_margin:.2g})" for f in self.flips)
             text += f"; {len(self.flips)} argmax flip(s): {named}"
@@ -228,9 +242,13 @@ class Drift:
         return text
 
 
-def _margin(scores: Sequence[float]) -> float:
-    ordered = sorted(scores, reverse=True)
-    return ordered[0] - ordered[1] if len(ordered) > 1 else math.inf
+def _margin(scores: Sequence[float], best: int) -> float:
+    """Score of choice ``best`` minus the best other score: negative when another choice wins."""
+    others = [x for j, x in enumerate(scores) if j != best]
+    if not others:
+        return math.inf
+    top = max(others)
+    return 0.0 if scores[best] == top else scores[best] - top  # equal infinities: a tie, not NaN
 
 
 def compare_scores(
@@ -275,9 +293,12 @@ def compare_scores(
             if not d <= tolerance:
                 drift.over_tolerance.append((item_id, j, d))
         pa, pb = argmax_first(a), argmax_first(b)
+        ref_margin = _margin(a, pa)
         if pa != pb:
-            drift.flips.append(Flip(item_id, pa, pb, _margin(a)))
+            drift.flips.append(Flip(item_id, pa, pb, ref_margin))
         if len(a) > 1:
-            margins.append((item_id, _margin(a), abs(_margin(a) - _margin(b)) if math.isfinite(_margin(a)) else 0.0))
+            # how far the reference winner's lead moved (signed margins: a flip shows as a sign change)
+            moved = ref_margin - _margin(b, pa)
+            margins.append((item_id, ref_margin, abs(moved) if math.isfinite(moved) else math.inf))
     drift.closest = sorted(margins, key=lambda m: m[1])[:closest]
     return drift

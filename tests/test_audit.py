@@ -90,3 +90,28 @@ def test_cli_run_refuses_sealed_ids_without_writing(tmp_path, capsys, monkeypatc
     assert main(["run", "--smoke", "--out", str(tmp_path / "sealed")]) == 2
     assert "sealed confirm set" in capsys.readouterr().err
     assert not (tmp_path / "sealed" / "run.json").exists()
+
+
+def test_same_arithmetic_that_does_not_reproduce_the_bits_is_a_problem(smoke_run, validation, model_and_tokenizer):
+    # Regression guard: within tolerance is not enough when nothing recorded has changed.
+    _, record = smoke_run
+    edited = copy.deepcopy(record)
+    edited["items"][0]["independent"]["loglik"][0] += 1e-7  # far inside the tolerance
+    model, tok = model_and_tokenizer
+    report = audit_record(edited, rows=validation, tokenizer=tok, model=model)
+    assert report.arithmetic_changes == [] and report.levels["1 stored scores"] == []
+    (problem,) = report.levels["3 forward pass re-run"]
+    assert "the re-run used the record's own arithmetic, yet independent scores moved" in problem
+
+
+def test_another_recorded_arithmetic_is_judged_by_the_tolerance(smoke_run, validation, model_and_tokenizer):
+    _, record = smoke_run
+    edited = copy.deepcopy(record)
+    edited["environment"]["arithmetic"]["cpu_capability"] = "SOME-OTHER-CPU"
+    edited["items"][0]["independent"]["loglik"][0] += 1e-7
+    model, tok = model_and_tokenizer
+    report = audit_record(edited, rows=validation, tokenizer=tok, model=model)
+    assert report.ok, report.levels
+    native = record["environment"]["arithmetic"]["cpu_capability"]
+    assert report.arithmetic_changes == [f"cpu_capability: 'SOME-OTHER-CPU' -> {native!r}"]
+    assert "re-run on another arithmetic: max |Δ| 1e-07 within tolerance" in report.summary()

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from evalcore.audit import audit_record
-from evalcore.badinputs import CATALOGUE
+from evalcore.badinputs import CATALOGUE, SCORE_NUDGE
 from evalcore.records import RECORD_NAME, RecordError, begin_record, read_record
 from evalcore.refusals import Bench, attempt
 from evalcore.run import execute_run
@@ -57,7 +57,7 @@ EXPECTED = {
     "record-item-removed": ("RecordError", "the record was edited after it was written"),
     "record-fingerprint-edited": ("RecordError", "the record was edited after it was written"),
     "record-score-redigested": ("exit 1", re.compile(r"item (\d+): s_\1,0 official -\d+\.\d+ vs independent -\d+\.\d+ "
-                                                     r"\(\|Δ\|=0\.25\)")),
+                                                     + re.escape(f"(|Δ|={SCORE_NUDGE:.3g})"))),
     "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771])"),
     "record-fingerprint-redigested": ("audit report", "fingerprint does not match the recorded protocol"),
     "record-truncated": ("RecordError", "is not valid JSON"),

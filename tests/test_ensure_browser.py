@@ -1,0 +1,33 @@
+"""scripts/ensure_browser.sh: make test's first step, which must stop at once when it cannot help."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "ensure_browser.sh"
+
+
+def _run(tmp_path: Path, uid: str, browser: bool) -> subprocess.CompletedProcess[str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+    (bin_dir / "id").chmod(0o755)
+    os.symlink("/usr/bin/grep" if Path("/usr/bin/grep").exists() else "/bin/grep", bin_dir / "grep")
+    if browser:
+        (bin_dir / "chromium-browser").write_text("#!/bin/sh\n")
+        (bin_dir / "chromium-browser").chmod(0o755)
+    return subprocess.run(["/bin/bash", str(SCRIPT)], env={"PATH": str(bin_dir)}, capture_output=True,
+                          text=True, check=False, timeout=30)  # fmt: skip
+
+
+def test_without_browser_or_root_it_stops_at_once_with_the_command(tmp_path):
+    done = _run(tmp_path, "1000", browser=False)
+    assert done.returncode == 1
+    assert "sudo apt-get update && sudo apt-get install -y chromium fonts-dejavu-core fonts-wqy-zenhei" in done.stderr
+
+
+def test_an_installed_browser_under_either_name_is_enough(tmp_path):
+    done = _run(tmp_path, "1000", browser=True)
+    assert (done.returncode, done.stderr) == (0, "")
