@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from evalcore.fewshot import (
+    FEWSHOT_DELIMITER,
+    HARNESS_FEWSHOT_SEED,
+    fewshot_context,
+    harness_demo_ids,
+    item_keyed_demo_ids,
+)
+from evalcore.harness import build_task
+from evalcore.selection import dev_ids
+
+
+def _harness_contexts(train, validation, ids, k, seed=HARNESS_FEWSHOT_SEED) -> dict[int, str]:
+    """What lm-eval 0.4.9.2 itself builds: its sst2 task, k shots, one run over ``ids``."""
+    task = build_task(train, validation)
+    task.set_config(key="num_fewshot", value=k)
+    task.set_fewshot_seed(seed=seed)
+    task.build_all_requests(samples=sorted(ids), rank=0, world_size=1)
+    by_doc: dict[int, str] = {}
+    for inst in task.instances:
+        by_doc.setdefault(inst.doc["idx"], inst.arguments[0])
+    return by_doc
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_prompts_equal_the_harness_item_by_item(train, validation, k):
+    ids = dev_ids()
+    harness = _harness_contexts(train, validation, ids, k)
+    demos = harness_demo_ids(ids, k, train, validation)
+    assert sorted(harness) == sorted(ids) and all(len(d) == k for d in demos.values())
+    ours = {i: fewshot_context([train[j] for j in demos[i]], validation[i].sentence) for i in ids}
+    assert {i: _sha(c) for i, c in ours.items()} == {i: _sha(c) for i, c in harness.items()}
+    assert all(c.count(FEWSHOT_DELIMITER) == k for c in ours.values())
+
+
+def test_demos_depend_on_the_items_position_in_the_run(train, validation):
+    # The pitfall, on the harness itself: the last 8 dev items run alone get the demos the
+    # first 8 positions got in the full run.
+    ids, k = sorted(dev_ids()), 4
+    full = harness_demo_ids(ids, k, train, validation)
+    alone = harness_demo_ids(ids[-8:], k, train, validation)
+    assert [alone[i] for i in ids[-8:]] == [full[i] for i in ids[:8]]
+    assert all(alone[i] != full[i] for i in ids[-8:])
+    harness_alone = _harness_contexts(train, validation, ids[-8:], k)
+    assert harness_alone == {i: fewshot_context([train[j] for j in alone[i]], validation[i].sentence)
+                             for i in ids[-8:]}  # fmt: skip
+
+
+def test_item_keyed_demos_do_not_depend_on_the_run():
+    a = item_keyed_demo_ids(848, 4, 67_349)
+    assert a == item_keyed_demo_ids(848, 4, 67_349) and len(set(a)) == 4
+    assert a != item_keyed_demo_ids(848, 4, 67_349, seed=42)
+    assert a != item_keyed_demo_ids(801, 4, 67_349)
+
+
+def test_zero_shot_context_is_the_task_prompt(validation):
+    row = validation[dev_ids()[0]]
+    assert fewshot_context([], row.sentence).endswith("\nQuestion: Is this sentence positive or negative?\nAnswer:")
+    assert harness_demo_ids([row.idx], 0, [], validation) == {row.idx: ()}
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda t, v: harness_demo_ids([13], -1, t, v), ValueError, "k .* must be an int >= 0"),
+        (lambda t, v: harness_demo_ids([13], True, t, v), ValueError, "k .* must be an int >= 0"),
+        (lambda t, v: harness_demo_ids([13], 4, t[:4], v), ValueError, "a pool of 4 rows cannot give 5"),
+        (lambda t, v: harness_demo_ids([], 1, t, v), ValueError, "no item ids"),
+        (lambda t, v: item_keyed_demo_ids(900, 1, 10), ValueError, "outside 0..871"),
+    ],
+)
+def test_bad_input_is_refused(train, validation, call, error, message):
+    with pytest.raises(error, match=message):
+        call(train, validation)
