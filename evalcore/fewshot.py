@@ -27,6 +27,7 @@ from evalcore.selection import check_ids
 __all__ = [
     "FEWSHOT_DELIMITER",
     "HARNESS_FEWSHOT_SEED",
+    "demo_prefix",
     "fewshot_context",
     "harness_demo_ids",
     "item_keyed_demo_ids",
@@ -100,12 +101,19 @@ def item_keyed_demo_ids(item_id: int, k: int, pool_size: int, *, seed: int = HAR
     return tuple(random.Random(f"{seed}:{item_id}").sample(range(pool_size), k))
 
 
+def demo_prefix(demos: Sequence[Row]) -> str:
+    """The demos as the harness writes them before an item: each answered, each followed by the delimiter.
+
+    Pass it as ``prefix`` to :func:`evalcore.scoring.score_item` to score the item with them.
+    """
+    return "".join(
+        doc_to_text(demo.sentence) + TARGET_DELIMITER + CHOICES[demo.label] + FEWSHOT_DELIMITER for demo in demos
+    )
+
+
 def fewshot_context(demos: Sequence[Row], sentence: str) -> str:
     """The context string of one item with its demos, as the harness writes it.
 
     An empty ``demos`` gives the zero-shot context, ``doc_to_text(sentence)``.
     """
-    text = "".join(
-        doc_to_text(demo.sentence) + TARGET_DELIMITER + CHOICES[demo.label] + FEWSHOT_DELIMITER for demo in demos
-    )
-    return text + doc_to_text(sentence)
+    return demo_prefix(demos) + doc_to_text(sentence)

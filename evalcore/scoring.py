@@ -65,9 +65,12 @@ def doc_to_text(sentence: str) -> str:
     return sentence + QUESTION
 
 
-def requests_for(sentence: str) -> list[tuple[str, str]]:
-    """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them."""
-    context = doc_to_text(sentence)
+def requests_for(sentence: str, prefix: str = "") -> list[tuple[str, str]]:
+    """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
+
+    ``prefix`` goes before the item's own text: the few-shot demos (:mod:`evalcore.fewshot`).
+    """
+    context = prefix + doc_to_text(sentence)
     return [(context, TARGET_DELIMITER + choice) for choice in CHOICES]
 
 
@@ -181,15 +184,17 @@ class ItemScore:
         return self.prediction == self.gold_index
 
 
-def score_item(model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LENGTH) -> ItemScore:
+def score_item(model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LENGTH, prefix: str = "") -> ItemScore:
     """Score both choices of one item from raw logits (batch 1, float32).
 
     Candidates that share an input sequence share one forward pass, as in the harness.
+    ``prefix`` (few-shot demos) goes before the item's text, as in :func:`requests_for`.
     """
     import torch
     import torch.nn.functional as F
 
-    candidates = [encode_pair(tokenizer, ctx, cont, max_length=max_length) for ctx, cont in requests_for(row.sentence)]
+    pairs = requests_for(row.sentence, prefix)
+    candidates = [encode_pair(tokenizer, ctx, cont, max_length=max_length) for ctx, cont in pairs]
     logprobs_by_input: dict[tuple[int, ...], Any] = {}
     shape: tuple[int, int, int] | None = None
     with torch.inference_mode():

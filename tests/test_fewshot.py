@@ -7,6 +7,7 @@ import pytest
 from evalcore.fewshot import (
     FEWSHOT_DELIMITER,
     HARNESS_FEWSHOT_SEED,
+    demo_prefix,
     fewshot_context,
     harness_demo_ids,
     item_keyed_demo_ids,
@@ -81,3 +82,29 @@ def test_zero_shot_context_is_the_task_prompt(validation):
 def test_bad_input_is_refused(train, validation, call, error, message):
     with pytest.raises(error, match=message):
         call(train, validation)
+
+
+@pytest.mark.model
+def test_fewshot_scores_equal_the_harness_loglikelihood(train, validation, model_and_tokenizer):
+    # The independent scorer with the harness's 4-shot prompts against HFLM.loglikelihood on the same requests.
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    from evalcore.capture import captured
+    from evalcore.numerics import compare_scores
+    from evalcore.scoring import requests_for, score_item
+
+    model, tokenizer = model_and_tokenizer
+    ids = sorted(dev_ids())[:4]
+    demos = harness_demo_ids(sorted(dev_ids()), 4, train, validation)  # the full run's draws
+    ours, requests = {}, []
+    for i in ids:
+        prefix = demo_prefix([train[j] for j in demos[i]])
+        ours[i] = list(score_item(model, tokenizer, validation[i], prefix=prefix).loglik)
+        requests += requests_for(validation[i].sentence, prefix)
+    with captured([]):
+        lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
+        out = lm.loglikelihood([Instance("loglikelihood", {}, r, n) for n, r in enumerate(requests)], disable_tqdm=True)
+    theirs = {i: [float(out[2 * n][0]), float(out[2 * n + 1][0])] for n, i in enumerate(ids)}
+    drift = compare_scores(theirs, ours)
+    assert drift.ok and not drift.flips, drift.describe()
