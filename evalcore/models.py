@@ -238,7 +238,8 @@ def _write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) ->
 
 
 TOKENIZER_PROBES = (
-    "it 's a charming and often affecting journey . \nQuestion: Is this sentence positive or negative?\nAnswer:",
+    # written in SST-2's style (lower case, spaced punctuation), but not a review from the data set
+    "a probe 's words , split as the corpus splits them . \nQuestion: Is this sentence positive or negative?\nAnswer:",
     " negative",
     " positive",
     "Answer: positive",
