@@ -1,0 +1,134 @@
+"""A score cache that cannot answer a different question from the one asked.
+
+To be explained in the chapter on the harness's caches. lm-eval's request cache is keyed
+by the task name and shot count (not by the items or the few-shot seed), and its
+response cache by the request (not by the model or its precision); either can serve a
+stored answer to a question that was never asked. Here every entry is keyed by
+everything that decides a score:
+
+- the exact context string (demos included) and the candidate strings, by SHA-256;
+- the model file's SHA-256, the dtype, and how the tokenizer treats BOS;
+- the scorer's version (:data:`SCORER_VERSION`), bumped whenever its maths changes.
+
+Each entry stores its whole key next to its scores, and :meth:`ScoreCache.get` refuses
+an entry whose stored key is not the key asked for (a colliding file name, a copied or
+hand-edited file). Entries are JSON written atomically: nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from evalcore.fingerprint import canonical_json
+from evalcore.records import write_json_atomic
+
+__all__ = ["SCORER_VERSION", "CacheKey", "CacheKeyMismatchError", "ScoreCache"]
+
+SCORER_VERSION = "evalcore.scoring/1"
+"""Version of the independent scorer's maths; a cache entry from another version never matches."""
+
+
+class CacheKeyMismatchError(ValueError):
+    """A cache entry's stored key differs from the key it was looked up by."""
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """Everything that decides one item's candidate scores."""
+
+    context_sha256: str
+    """SHA-256 of the whole context string, few-shot demos included."""
+    continuations_sha256: tuple[str, ...]
+    """SHA-256 of each candidate string, in order."""
+    model_sha256: str
+    """SHA-256 of the model file."""
+    dtype: str
+    """Precision of the forward pass, e.g. ``"float32"``."""
+    tokenizer: str
+    """The tokenizer and its BOS behaviour, as the run's protocol states it."""
+    scorer: str = SCORER_VERSION
+    """The scorer's version."""
+
+    @classmethod
+    def for_requests(
+        cls, requests: list[tuple[str, str]], *, model_sha256: str, dtype: str, tokenizer: str
+    ) -> CacheKey:
+        """The key of one item's requests (``[(context, continuation), ...]``, one context)."""
+        contexts = {ctx for ctx, _ in requests}
+        if len(contexts) != 1:
+            raise ValueError(f"one item's requests share one context; got {len(contexts)}")
+        for name, value in (("model_sha256", model_sha256), ("dtype", dtype), ("tokenizer", tokenizer)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        return cls(_sha(contexts.pop()), tuple(_sha(c) for _, c in requests), model_sha256, dtype, tokenizer)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The key as JSON-ready data (what each entry stores)."""
+        body = asdict(self)
+        body["continuations_sha256"] = list(self.continuations_sha256)
+        return body
+
+    def digest(self) -> str:
+        """SHA-256 of the key's canonical JSON: the entry's file name."""
+        return hashlib.sha256(canonical_json(self.to_dict())).hexdigest()
+
+
+class ScoreCache:
+    """Per-item scores on disk, one JSON file per key."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: CacheKey) -> Path:
+        return self.directory / f"{key.digest()}.json"
+
+    def get(self, key: CacheKey) -> list[float] | None:
+        """The cached scores for ``key``, or None when there are none.
+
+        Raises:
+            CacheKeyMismatchError: the entry found under this key's name stores another key.
+            ValueError: the entry is not a well-formed cache entry (unreadable JSON, wrong
+                shape, a score that is not a number).
+        """
+        path = self._path(key)
+        if not path.exists():
+            return None
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ValueError(f"cache entry {path.name} is unreadable: {exc}") from None
+        if not isinstance(entry, dict) or set(entry) != {"key", "loglik"}:
+            raise ValueError(f"cache entry {path.name} is not a score-cache entry")
+        if entry["key"] != key.to_dict():
+            stored = entry["key"] if isinstance(entry["key"], dict) else {}
+            differs = sorted(f.name for f in fields(CacheKey) if stored.get(f.name) != key.to_dict()[f.name])
+            raise CacheKeyMismatchError(f"cache entry {path.name} was stored for another key (differs in {differs})")
+        scores = entry["loglik"]
+        if (
+            not isinstance(scores, list)
+            or len(scores) != len(key.continuations_sha256)
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
+        ):
+            raise ValueError(f"cache entry {path.name} does not hold one number per candidate")
+        return [float(x) for x in scores]
+
+    def put(self, key: CacheKey, loglik: list[float]) -> Path:
+        """Store ``loglik`` under ``key`` (atomically; an existing entry for the same key is replaced).
+
+        Raises:
+            ValueError: not one finite number per candidate.
+        """
+        if len(loglik) != len(key.continuations_sha256) or not all(math.isfinite(float(x)) for x in loglik):
+            raise ValueError(f"need {len(key.continuations_sha256)} finite scores, got {loglik!r}")
+        return write_json_atomic(self._path(key), {"key": key.to_dict(), "loglik": [float(x) for x in loglik]})

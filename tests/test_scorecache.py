@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalcore.fewshot import demo_prefix, harness_demo_ids
+from evalcore.models import DEFAULT_MODEL, MODELS
+from evalcore.scorecache import SCORER_VERSION, CacheKey, CacheKeyMismatchError, ScoreCache
+from evalcore.scoring import requests_for
+from evalcore.selection import dev_ids
+
+MODEL_SHA = MODELS[DEFAULT_MODEL].sha256
+TOKENIZER = "LlamaTokenizerFast from the GGUF file; prepends BOS id 1"
+
+
+def _key(requests, dtype="float32", model=MODEL_SHA, tokenizer=TOKENIZER):
+    return CacheKey.for_requests(requests, model_sha256=model, dtype=dtype, tokenizer=tokenizer)
+
+
+def _requests(train, validation, item, k=2, seed=1234, run=None):
+    demos = harness_demo_ids(run or sorted(dev_ids()), k, train, validation, seed=seed)[item]
+    return requests_for(validation[item].sentence, demo_prefix([train[j] for j in demos]))
+
+
+def test_round_trip_and_a_fresh_cache_misses(tmp_path):
+    cache = ScoreCache(tmp_path)
+    key = _key([("ctx", " negative"), ("ctx", " positive")])
+    assert cache.get(key) is None
+    path = cache.put(key, [-1.5, -2.25])
+    assert cache.get(key) == [-1.5, -2.25]
+    stored = json.loads(path.read_text())
+    assert stored == {"key": key.to_dict(), "loglik": [-1.5, -2.25]} and stored["key"]["scorer"] == SCORER_VERSION
+
+
+def test_every_factor_that_changes_a_score_misses(tmp_path, train, validation):
+    # Regression guard for the harness's two caches: another seed, another item set, another
+    # precision or another model must never be served this entry.
+    cache = ScoreCache(tmp_path)
+    item = sorted(dev_ids())[-1]
+    base = _requests(train, validation, item)
+    cache.put(_key(base), [-1.0, -2.0])
+    assert cache.get(_key(base)) == [-1.0, -2.0]
+    variants = {
+        "seed": _key(_requests(train, validation, item, seed=42)),
+        "item set": _key(_requests(train, validation, item, run=sorted(dev_ids())[-8:])),
+        "dtype": _key(base, dtype="bfloat16"),
+        "model": _key(base, model="0" * 64),
+        "tokenizer": _key(base, tokenizer="adds no BOS"),
+        "scorer": CacheKey(**{**_key(base).__dict__, "scorer": "evalcore.scoring/0"}),
+    }
+    for name, key in variants.items():
+        assert key.digest() != _key(base).digest(), name
+        assert cache.get(key) is None, name
+
+
+def test_an_entry_stored_for_another_key_is_refused(tmp_path):
+    cache = ScoreCache(tmp_path)
+    asked, other = _key([("c", " a"), ("c", " b")]), _key([("c", " a"), ("c", " b")], dtype="bfloat16")
+    path = cache.put(other, [-1.0, -2.0])
+    path.rename(tmp_path / f"{asked.digest()}.json")  # a copied or renamed file
+    with pytest.raises(CacheKeyMismatchError, match=r"differs in \['dtype'\]"):
+        cache.get(asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("{", "unreadable"), ("[]", "not a score-cache entry"), ('{"key": {}, "loglik": [], "x": 1}', "not a score")],
+)
+def test_malformed_entries_are_refused(tmp_path, text, message):
+    cache = ScoreCache(tmp_path)
+    key = _key([("c", " a"), ("c", " b")])
+    (tmp_path / f"{key.digest()}.json").write_text(text)
+    with pytest.raises(ValueError, match=message):
+        cache.get(key)
+
+
+def test_bad_keys_and_scores_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="share one context"):
+        _key([("a", " x"), ("b", " y")])
+    with pytest.raises(ValueError, match="dtype must be a non-empty string"):
+        _key([("a", " x")], dtype="")
+    with pytest.raises(ValueError, match="need 2 finite scores"):
+        ScoreCache(tmp_path).put(_key([("c", " a"), ("c", " b")]), [-1.0, float("nan")])
+
+
+@pytest.mark.model
+def test_real_scores_round_trip_and_bfloat16_misses(tmp_path, train, validation, model_and_tokenizer):
+    from evalcore.scoring import score_item
+
+    model, tokenizer = model_and_tokenizer
+    item = sorted(dev_ids())[0]
+    requests = _requests(train, validation, item, k=1)
+    prefix = requests[0][0][: -len(requests_for(validation[item].sentence)[0][0])]
+    scores = list(score_item(model, tokenizer, validation[item], prefix=prefix).loglik)
+    cache = ScoreCache(tmp_path)
+    cache.put(_key(requests), scores)
+    assert cache.get(_key(requests)) == scores  # JSON keeps every bit of a float
+    assert cache.get(_key(requests, dtype="bfloat16")) is None
