@@ -43,23 +43,25 @@ __all__ = [
     "pin_arithmetic",
 ]
 
-MEASURED_MAX_DRIFT = 1.1e-4
-"""Largest |Δ s_ij| measured between any two arithmetics on this book's items.
+MEASURED_MAX_DRIFT = 7.2e-5
+"""Largest |Δ s_ij| measured between any two arithmetics on this book's items (rounded up).
 
-Source: ``experiments/results/drift.json``, written by ``experiments/drift.py`` (nine
-arithmetics on one AMD EPYC machine: ATen AVX-512 / AVX2 / default, MKL native /
-AVX2 / COMPATIBLE, 1 and 2 threads; 744 unsealed validation items and 100 train items
-with multi-token candidates), together with the 3.4e-5 seen between two machines. A
-test checks this constant against the stored measurement, so neither can change alone.
+Source: ``experiments/results/drift.json``, written by ``experiments/drift.py``: every
+arithmetic of its ``ARITHMETICS`` (ATen AVX-512 / AVX2 / default kernels, MKL's native,
+AVX2 and COMPATIBLE branches, one and two threads, the pinned settings) on one machine,
+over the unsealed validation items and train items with multi-token candidates. The
+project's planning measured up to 3.4e-5 between two machines of this kind, inside
+this figure. A test ties this constant to the stored measurement, so neither changes alone.
 """
 
-ABS_TOL = 5e-4
-"""Largest |Δ s_ij| accepted between two computations of the same score.
+ABS_TOL = 3e-4
+"""Largest |Δ s_ij| accepted between two computations of the same score on different arithmetics.
 
-About 4.5× the largest drift measured (:data:`MEASURED_MAX_DRIFT`), and still far
-below anything a protocol change produces: dropping the BOS token moves scores by
-nats, a different verbalizer by more. Same machine and settings must give exactly 0.0,
-which the audit reports as "bit-identical".
+About four times the largest drift measured (:data:`MEASURED_MAX_DRIFT`); a test keeps
+it between three and ten times that, and more than ten times below the smallest
+margin of any dev item, so no dev prediction can flip inside it. Anything the audit
+is meant to catch moves scores by far more: dropping the BOS token moves them by nats.
+The same arithmetic must give exactly 0.0, which the audit reports as "bit-identical".
 """
 
 ARITHMETIC_ENV = (
