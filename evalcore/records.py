@@ -112,6 +112,7 @@ def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: s
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=".json.tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would make a shared record unreadable to others
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(body, fh, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
