@@ -25,7 +25,7 @@ def test_smoke_record_passes_all_three_levels(smoke_run, validation, model_and_t
     assert report.arithmetic_changes == [] and report.rerun.bit_identical
     assert report.summary() == (
         "audit ok: 2 items, 4 scores; official vs independent bit-identical; "
-        "re-run on same arithmetic: bit-identical (4 scores); no argmax flips"
+        "re-run on same arithmetic: bit-identical (8 scores); no argmax flips"
     )
 
 
