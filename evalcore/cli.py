@@ -95,9 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     arith = argparse.ArgumentParser(add_help=False)
     arith.add_argument(
-        "--arithmetic", default="native", choices=["native", "pinned"],
-        help="pinned: ATen's plain kernels and MKL's strict portable branch, set before torch loads (slower); "
-        "the record names the arithmetic either way",
+        "--arithmetic", choices=["pinned"], default=None,
+        help="pinned: ATen's plain kernels and MKL's strict portable branch, set before torch loads (slower). "
+        "Default: whatever the environment sets. The record names the arithmetic either way",
     )  # fmt: skip
     common = argparse.ArgumentParser(add_help=False, parents=[arith])
     common.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS), help="model registry name")

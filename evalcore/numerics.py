@@ -183,7 +183,7 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
 
 
 def format_tolerance(tolerance: float) -> str:
-    """A tolerance as reports print it: two significant digits, never rounded to another value."""
+    """A tolerance as reports print it: scientific notation, two significant digits (the constant has one)."""
     return f"{tolerance:.1e}"
 
 

@@ -138,9 +138,9 @@ def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
         return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=".run-")
     except OSError as exc:  # same class (PermissionError, NotADirectoryError, ...), with the directory named
-        raise type(exc)(
-            exc.errno, f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out"
-        ) from exc
+        error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
+        error.errno = exc.errno
+        raise error from exc
 
 
 def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:

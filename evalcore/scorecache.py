@@ -66,7 +66,8 @@ class CacheKey:
         """The key of one item's requests (``[(context, continuation), ...]``, one context)."""
         contexts = {ctx for ctx, _ in requests}
         if len(contexts) != 1:
-            raise ValueError(f"one item's requests share one context; got {len(contexts)}")
+            hashes = sorted(_sha(c)[:12] for c in contexts)
+            raise ValueError(f"one item's requests share one context; got {len(contexts)} (sha256 {hashes})")
         for name, value in (("model_sha256", model_sha256), ("dtype", dtype), ("tokenizer", tokenizer)):
             if not isinstance(value, str) or not value:
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
@@ -109,7 +110,8 @@ class ScoreCache:
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise ValueError(f"cache entry {path.name} is unreadable: {exc}") from None
         if not isinstance(entry, dict) or set(entry) != {"key", "loglik"}:
-            raise ValueError(f"cache entry {path.name} is not a score-cache entry")
+            found = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
+            raise ValueError(f"cache entry {path.name} is not a score-cache entry (found {found})")
         if entry["key"] != key.to_dict():
             stored = entry["key"] if isinstance(entry["key"], dict) else {}
             differs = sorted(f.name for f in fields(CacheKey) if stored.get(f.name) != key.to_dict()[f.name])
@@ -120,7 +122,7 @@ class ScoreCache:
             or len(scores) != len(key.continuations_sha256)
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
         ):
-            raise ValueError(f"cache entry {path.name} does not hold one number per candidate")
+            raise ValueError(f"cache entry {path.name} does not hold one number per candidate: {scores!r}")
         return [float(x) for x in scores]
 
     def put(self, key: CacheKey, loglik: list[float]) -> Path:

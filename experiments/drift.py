@@ -63,6 +63,7 @@ def worker(out: Path, train_items: int) -> None:
     from evalcore.models import load_model
     from evalcore.numerics import arithmetic
     from evalcore.prefix import score_requests_full
+    from evalcore.records import write_json_atomic
     from evalcore.resources import load_split
     from evalcore.scoring import doc_to_text, score_item
     from evalcore.selection import VALIDATION_SIZE, confirm_ids
@@ -80,7 +81,7 @@ def worker(out: Path, train_items: int) -> None:
         multi[str(i)] = [r.loglik for r in score_requests_full(model, tokenizer, requests)]
     body = {"arithmetic": arithmetic(), "validation": scores, "multi_token": multi,
             "seconds_validation": seconds_validation, "seconds_total": time.perf_counter() - start}  # fmt: skip
-    out.write_text(json.dumps(body))
+    write_json_atomic(out, body)
 
 
 def _log_histogram(deltas: list[float]) -> dict[str, int]:

@@ -63,16 +63,25 @@ def test_an_entry_stored_for_another_key_is_refused(tmp_path):
         cache.get(asked)
 
 
+KEY = _key([("c", " a"), ("c", " b")])
+
+
 @pytest.mark.parametrize(
-    ("text", "message"),
-    [("{", "unreadable"), ("[]", "not a score-cache entry"), ('{"key": {}, "loglik": [], "x": 1}', "not a score")],
+    ("body", "message"),
+    [
+        ("{", "unreadable"),
+        ("[]", r"not a score-cache entry \(found list\)"),
+        (json.dumps({"key": {}, "loglik": [], "x": 1}), r"not a score-cache entry \(found \['key', 'loglik', 'x'\]\)"),
+        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0]}), r"one number per candidate: \[-1.0\]"),
+        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0, "x"]}), "one number per candidate"),
+        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0, True]}), "one number per candidate"),
+    ],
 )
-def test_malformed_entries_are_refused(tmp_path, text, message):
+def test_malformed_entries_are_refused(tmp_path, body, message):
     cache = ScoreCache(tmp_path)
-    key = _key([("c", " a"), ("c", " b")])
-    (tmp_path / f"{key.digest()}.json").write_text(text)
+    (tmp_path / f"{KEY.digest()}.json").write_text(body)
     with pytest.raises(ValueError, match=message):
-        cache.get(key)
+        cache.get(KEY)
 
 
 def test_bad_keys_and_scores_are_refused(tmp_path):
