@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.fingerprint import protocol_fingerprint
-from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores, format_tolerance
+from evalcore.numerics import (
+    ABS_TOL,
+    Drift,
+    arithmetic,
+    arithmetic_differences,
+    compare_scores,
+    format_tolerance,
+    margin,
+)
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
 __all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity", "stored_scores"]
@@ -152,10 +160,9 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
             report.scores += 1
             if not diff <= report.tolerance:
                 problems.append(f"item {i}: s_{i},{j} official {a!r} vs independent {b!r} (|Δ|={diff:.3g})")
-        if argmax_first(_scores(off)) != ind["prediction"]:
-            margin = abs(_scores(off)[0] - _scores(off)[-1]) if len(_scores(off)) == 2 else float("nan")
-            problems.append(f"item {i}: predictions differ (official {argmax_first(_scores(off))}, "
-                            f"independent {ind['prediction']}; official margin {margin:.3g})")  # fmt: skip
+        if (pred := argmax_first(_scores(off))) != ind["prediction"]:
+            problems.append(f"item {i}: predictions differ (official {pred}, independent {ind['prediction']}; "
+                            f"official margin {margin(_scores(off), pred):.3g})")  # fmt: skip
     report.items = compared
     if report.misfiled:
         problems.append(

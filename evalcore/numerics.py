@@ -40,6 +40,7 @@ __all__ = [
     "arithmetic_differences",
     "compare_scores",
     "format_tolerance",
+    "margin",
     "pin_arithmetic",
 ]
 
@@ -244,7 +245,7 @@ class Drift:
         return text
 
 
-def _margin(scores: Sequence[float], best: int) -> float:
+def margin(scores: Sequence[float], best: int) -> float:
     """Score of choice ``best`` minus the best other score: negative when another choice wins."""
     others = [x for j, x in enumerate(scores) if j != best]
     if not others:
@@ -295,12 +296,12 @@ def compare_scores(
             if not d <= tolerance:
                 drift.over_tolerance.append((item_id, j, d))
         pa, pb = argmax_first(a), argmax_first(b)
-        ref_margin = _margin(a, pa)
+        ref_margin = margin(a, pa)
         if pa != pb:
             drift.flips.append(Flip(item_id, pa, pb, ref_margin))
         if len(a) > 1:
             # how far the reference winner's lead moved (signed margins: a flip shows as a sign change)
-            moved = ref_margin - _margin(b, pa)
+            moved = ref_margin - margin(b, pa)
             margins.append((item_id, ref_margin, abs(moved) if math.isfinite(moved) else math.inf))
     drift.closest = sorted(margins, key=lambda m: m[1])[:closest]
     return drift
