@@ -10,6 +10,7 @@ float32 with eager attention, batch 1, seed 94.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH
 from evalcore.selection import check_ids
 
-__all__ = ["HARNESS_VERSION", "SEED", "TASK", "OfficialRun", "official_task_config", "run_official"]
+__all__ = ["HARNESS_VERSION", "SEED", "TASK", "OfficialRun", "official_task_config", "run_official", "task_manager"]
 
 TASK = "sst2"
 """Task name in the lm-eval registry."""
@@ -63,6 +64,14 @@ def _check_version() -> None:
         raise RuntimeError(f"lm-eval {installed} is installed; this book pins {HARNESS_VERSION}")
 
 
+@functools.lru_cache(maxsize=1)
+def task_manager() -> Any:
+    """lm-eval's task registry, indexed once per process (indexing every task YAML takes seconds)."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager()
+
+
 def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dict[str, Any]:
     """The registry config of ``sst2`` with ``custom_dataset`` returning the given rows.
 
@@ -70,9 +79,8 @@ def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dic
     harness's own.
     """
     from datasets import Dataset, DatasetDict
-    from lm_eval.tasks import TaskManager
 
-    config = dict(TaskManager()._get_config(TASK))
+    config = dict(task_manager()._get_config(TASK))
 
     def local_dataset(**_metadata: Any) -> DatasetDict:
         return DatasetDict(
@@ -122,7 +130,6 @@ def run_official(
 
     import lm_eval
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
     noise: list[str] = []
     with captured(noise):
@@ -145,7 +152,7 @@ def run_official(
         out = lm_eval.simple_evaluate(
             model=lm,
             tasks=[config],
-            task_manager=TaskManager(),
+            task_manager=task_manager(),
             samples={TASK: passed},
             log_samples=True,
             cache_requests=False,

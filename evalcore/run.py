@@ -52,8 +52,14 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def build_protocol(model_name: str, tokenizer: Any, validation_digest: str, ids: list[int]) -> EvalProtocol:
-    """The protocol of a run, with the tokenizer's BOS behaviour measured, not assumed."""
+def build_protocol(
+    model_name: str, tokenizer: Any, validation_digest: str, ids: list[int], *, dtype: str = "float32"
+) -> EvalProtocol:
+    """The protocol of a run, with the tokenizer's BOS behaviour measured, not assumed.
+
+    ``dtype`` is the precision of the forward pass (the book's runs are float32; the
+    precision experiment varies it).
+    """
     res = MODELS[model_name]
     bos = tokenizer.bos_token_id
     adds_bos = bos is not None and tokenizer.encode("a")[:1] == [bos]
@@ -65,7 +71,7 @@ def build_protocol(model_name: str, tokenizer: Any, validation_digest: str, ids:
             file_sha256=res.sha256,
             tokenizer=f"{type(tokenizer).__name__} from {res.filename or res.repo_id}; "
             + (f"prepends BOS id {bos}" if adds_bos else "adds no BOS"),
-            dtype="float32",
+            dtype=dtype,
         ),
         data=DataSpec(dataset="glue/sst2", digest=validation_digest, split="validation", item_ids=tuple(ids)),
         prompt=PromptSpec(

@@ -11,7 +11,9 @@ Python (no SciPy); ``tests/test_stats.py`` checks them against SciPy's implement
 - :func:`paired_bootstrap_ci` and :func:`paired_stderr`: the uncertainty of a difference
   of two accuracies on the same items (Miller 2024, "Adding Error Bars to Evals");
 - :func:`mean_stderr`: lm-eval's own ``acc_stderr``, reproduced;
-- :func:`unpaired_z_test`: the two-sample test that ignores the pairing, for contrast.
+- :func:`unpaired_z_test`: the two-sample test that ignores the pairing, for contrast;
+- :func:`compare_paired`: all of the above for two protocols, the way the book reports
+  a comparison.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from statistics import NormalDist
 
 __all__ = [
     "McNemar",
+    "PairedComparison",
     "clopper_pearson",
+    "compare_paired",
     "mcnemar_exact",
     "mean_stderr",
     "paired_bootstrap_ci",
@@ -210,3 +214,51 @@ def unpaired_z_test(k_a: int, k_b: int, n: int) -> float:
         return 1.0
     z = (k_a - k_b) / n / se
     return 2 * (1 - NormalDist().cdf(abs(z)))
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two protocols on the same items, reported as the book reports every comparison."""
+
+    n: int
+    """Items (the same for both)."""
+    correct_a: int
+    correct_b: int
+    ci_a: tuple[float, float]
+    """Clopper-Pearson interval of A's accuracy."""
+    ci_b: tuple[float, float]
+    mcnemar: McNemar
+    difference: float
+    """accuracy(A) - accuracy(B)."""
+    difference_ci: tuple[float, float]
+    """Seeded paired-bootstrap interval of the difference."""
+    paired_se: float
+    """Standard error of the difference from the per-item differences."""
+
+
+def compare_paired(
+    a: Sequence[int | bool], b: Sequence[int | bool], *, confidence: float = 0.95, seed: int = 0
+) -> PairedComparison:
+    """Accuracies with exact intervals, McNemar's exact p, and a paired interval of the difference.
+
+    Args:
+        a, b: per-item correctness (0/1) of two protocols, on the same items in the same order.
+        seed: of the paired bootstrap.
+
+    Raises:
+        ValueError: different lengths, an empty list, or a value other than 0/1.
+    """
+    test = mcnemar_exact(a, b)  # validates both
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    n, ka, kb = len(xa), sum(xa), sum(xb)
+    return PairedComparison(
+        n=n,
+        correct_a=ka,
+        correct_b=kb,
+        ci_a=clopper_pearson(ka, n, confidence),
+        ci_b=clopper_pearson(kb, n, confidence),
+        mcnemar=test,
+        difference=(ka - kb) / n,
+        difference_ci=paired_bootstrap_ci(xa, xb, confidence=confidence, seed=seed),
+        paired_se=paired_stderr(xa, xb),
+    )

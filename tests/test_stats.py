@@ -8,6 +8,7 @@ from scipy import stats as sp
 
 from evalcore.stats import (
     clopper_pearson,
+    compare_paired,
     mcnemar_exact,
     mean_stderr,
     paired_bootstrap_ci,
@@ -124,3 +125,21 @@ def test_mean_stderr_reproduces_the_harness_on_the_golden_record():
     record = read_record(Path(__file__).resolve().parent.parent / "records" / "golden-dev64")
     accs = [it["official"]["acc"] for it in record["items"]]
     assert mean_stderr(accs) == pytest.approx(record["aggregate"]["official"]["acc_stderr"], rel=1e-12)
+
+
+def test_compare_paired_reports_each_part_from_its_own_function():
+    # 10 items: both right on 4, only A on 3, only B on 1, both wrong on 2.
+    a = [1] * 4 + [1] * 3 + [0] * 1 + [0] * 2
+    b = [1] * 4 + [0] * 3 + [1] * 1 + [0] * 2
+    c = compare_paired(a, b, seed=3)
+    assert (c.n, c.correct_a, c.correct_b) == (10, 7, 5)
+    assert (c.mcnemar.only_a, c.mcnemar.only_b) == (3, 1)
+    # exact two-sided p for 1 of 4 discordant pairs: 2 * P(X <= 1 | 4, 1/2) = 2 * 5/16
+    assert c.mcnemar.p_value == pytest.approx(0.625)
+    assert c.difference == pytest.approx(0.2)
+    assert c.ci_a == clopper_pearson(7, 10) and c.ci_b == clopper_pearson(5, 10)
+    assert c.difference_ci == paired_bootstrap_ci(a, b, seed=3)
+    assert c.difference_ci[0] <= 0.2 <= c.difference_ci[1]
+    assert c.paired_se == pytest.approx(paired_stderr(a, b))
+    with pytest.raises(ValueError, match="equal lengths"):
+        compare_paired(a, b[:-1])

@@ -1,0 +1,237 @@
+"""lm-eval 0.4.9.2's two caches, reproduced on a few dev items.
+
+Explained in the chapter *Caches that forget what they cached* (``book/caches.md``).
+
+- The **request cache** (``cache_requests=True``) stores the task's built requests
+  under a key made of the task name, the shot count, rank and world size, chat-template
+  flags and the tokenizer name (``api/task.py``, ``build_all_requests``). The ``samples``
+  list and the few-shot seed are not in it, so a later run on other items, or with
+  another seed, is served the first run's prompts.
+- The **response cache** (``use_cache=PATH``) stores each answer under a hash of the
+  request's method and arguments (``api/model.py``, ``hash_args``): the model, its
+  revision and its dtype are not in it, so another model is served the first model's
+  log-likelihoods.
+
+Both caches write pickles (the request cache with ``dill``, the response cache through
+``sqlitedict``). :func:`harness_run` lets the harness write and read them only inside a
+private temporary directory created for the call, or one the caller created, and
+removes what it created; evalcore itself never loads a pickle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalcore.capture import captured
+from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
+from evalcore.harness import TASK, _check_version, official_task_config, task_manager
+from evalcore.resources import Row
+from evalcore.scoring import argmax_first
+from evalcore.selection import check_ids
+
+__all__ = [
+    "HarnessRun",
+    "LoggedItem",
+    "expected_contexts",
+    "harness_run",
+    "hflm",
+    "prompt_checks",
+    "prompt_sha256",
+    "request_cache_dir",
+    "whose_prompt",
+]
+
+
+def prompt_sha256(context: str) -> str:
+    """SHA-256 of a context string (UTF-8): what a record stores instead of the text."""
+    return hashlib.sha256(context.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LoggedItem:
+    """One item as the harness logged it: identity, the prompt it scored (hashed), the scores."""
+
+    doc_id: int
+    """The harness's ``doc_id``."""
+    doc_idx: int
+    """``idx`` of the document logged with it."""
+    context_sha256: str
+    """SHA-256 of the context the harness scored (its request's first argument)."""
+    loglik: tuple[float, ...]
+    """s_ij per choice, as logged."""
+
+    @property
+    def prediction(self) -> int:
+        """argmax over the logged s_ij, ties to the first choice."""
+        return argmax_first(self.loglik)
+
+
+@dataclass(frozen=True)
+class HarnessRun:
+    """What one ``simple_evaluate`` call logged, per item, in the order it logged them."""
+
+    label: str
+    ids_passed: tuple[int, ...]
+    num_fewshot: int
+    fewshot_seed: int
+    dtype: str
+    items: tuple[LoggedItem, ...]
+    request_cache_files: tuple[str, ...]
+    """Names of the request-cache files in the cache directory after the run."""
+    accuracy: float
+
+
+def hflm(model: Any, tokenizer: Any) -> Any:
+    """The harness's ``HFLM`` around an already loaded model, as the official run builds it (batch 1, CPU)."""
+    from lm_eval.models.huggingface import HFLM
+
+    from evalcore.scoring import MAX_LENGTH
+
+    noise: list[str] = []
+    with captured(noise):
+        return HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=MAX_LENGTH)
+
+
+@contextlib.contextmanager
+def request_cache_dir(path: Path | None = None) -> Iterator[Path]:
+    """Point lm-eval's request cache at a private directory for the duration of the block.
+
+    ``lm_eval.caching.cache.PATH`` is read from ``LM_HARNESS_CACHE_PATH`` once, at import;
+    the module attribute is what its load and save functions use, so it is swapped here
+    and restored afterwards. Without ``path`` a fresh temporary directory is created and
+    removed on exit; a given ``path`` must exist and is left in place.
+    """
+    from lm_eval.caching import cache
+
+    saved = cache.PATH
+    with contextlib.ExitStack() as stack:
+        if path is None:
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evalbook-request-cache-")))
+        elif not Path(path).is_dir():
+            raise NotADirectoryError(f"request cache directory {path} does not exist")
+        cache.PATH = str(path)
+        try:
+            yield Path(path)
+        finally:
+            cache.PATH = saved
+
+
+def harness_run(
+    label: str,
+    lm: Any,
+    train: Sequence[Row],
+    validation: Sequence[Row],
+    ids: Sequence[int],
+    *,
+    num_fewshot: int,
+    fewshot_seed: int = HARNESS_FEWSHOT_SEED,
+    cache_requests: bool = False,
+    request_cache: Path | None = None,
+    response_cache: Path | None = None,
+    dtype: str = "float32",
+) -> HarnessRun:
+    """One ``simple_evaluate`` call of the pinned ``sst2`` task with the caches as asked.
+
+    Args:
+        label: a name for the run in tables.
+        lm: an ``HFLM`` (built once by the caller and reused, so every run sees the same weights).
+        ids: validation items (the harness's ``samples``), passed sorted.
+        cache_requests: turn the request cache on; it lives in ``request_cache``, a
+            directory the caller created (required with ``cache_requests``).
+        response_cache: the response cache's database path (``use_cache``); its
+            directory must exist.
+        dtype: the dtype of ``lm``'s weights, recorded with the run.
+
+    Raises:
+        ValueError: ``cache_requests`` without a ``request_cache`` directory.
+        SealedItemError, ValueError, TypeError: bad ids.
+    """
+    _check_version()
+    ids = sorted(check_ids(ids))
+    if cache_requests and request_cache is None:
+        raise ValueError("cache_requests=True needs a request_cache directory created by the caller")
+    import lm_eval
+    from lm_eval.api.model import CacheHook
+
+    noise: list[str] = []
+    # simple_evaluate wraps lm in a CachingLM that installs a hook on lm itself, writing
+    # every answer to the database, and never removes it: a later run of the same lm
+    # without use_cache would still write there. Reset the hook before and after.
+    lm.set_cache_hook(CacheHook(None))
+    with captured(noise), request_cache_dir(request_cache) as where:
+        try:
+            out = lm_eval.simple_evaluate(
+                model=lm,
+                tasks=[official_task_config(train, validation)],
+                task_manager=task_manager(),
+                num_fewshot=num_fewshot,
+                samples={TASK: ids},
+                log_samples=True,
+                cache_requests=cache_requests,
+                use_cache=None if response_cache is None else str(response_cache),
+                fewshot_random_seed=fewshot_seed,
+            )
+        finally:
+            lm.set_cache_hook(CacheHook(None))
+        files = tuple(sorted(p.name for p in where.iterdir()))
+    items = tuple(
+        LoggedItem(
+            doc_id=s["doc_id"],
+            doc_idx=s["doc"]["idx"],
+            context_sha256=prompt_sha256(s["arguments"][0][0]),
+            loglik=tuple(float(r[0][0]) for r in s["resps"]),
+        )
+        for s in out["samples"][TASK]
+    )
+    return HarnessRun(
+        label=label,
+        ids_passed=tuple(ids),
+        num_fewshot=num_fewshot,
+        fewshot_seed=fewshot_seed,
+        dtype=dtype,
+        items=items,
+        request_cache_files=files,
+        accuracy=float(out["results"][TASK]["acc,none"]),
+    )
+
+
+def expected_contexts(
+    train: Sequence[Row],
+    validation: Sequence[Row],
+    ids: Sequence[int],
+    *,
+    num_fewshot: int,
+    fewshot_seed: int = HARNESS_FEWSHOT_SEED,
+) -> dict[int, str]:
+    """The context each item should get in a run over ``ids`` (evalcore's own reconstruction)."""
+    demos = harness_demo_ids(ids, num_fewshot, train, validation, seed=fewshot_seed)
+    return {i: fewshot_context([train[j] for j in demos[i]], validation[i].sentence) for i in demos}
+
+
+def whose_prompt(context_sha256: str, candidates: Mapping[str, Mapping[int, str]]) -> list[tuple[str, int]]:
+    """Which ``(run label, item)`` of the candidate runs' expected contexts has this hash."""
+    return [
+        (label, item)
+        for label, contexts in candidates.items()
+        for item, context in contexts.items()
+        if prompt_sha256(context) == context_sha256
+    ]
+
+
+def prompt_checks(run: HarnessRun, expected: Mapping[int, str]) -> list[bool]:
+    """For each logged item: is the context the harness scored the one evalcore builds for the logged document?
+
+    This is the audit's prompt check applied to a run: ``expected`` maps validation idx to
+    the context the run's declared settings give (:func:`expected_contexts`). The identity
+    comes from the logged document (``doc["idx"]``), not from ``doc_id``.
+
+    Raises:
+        KeyError: a logged document that ``expected`` has no context for.
+    """
+    return [prompt_sha256(expected[item.doc_idx]) == item.context_sha256 for item in run.items]
