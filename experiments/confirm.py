@@ -1,0 +1,124 @@
+"""The capstone: choose a protocol on the dev items by a rule fixed in advance, then unseal the confirm set once.
+
+The rule (RULE below) was written and committed before any confirm item was scored, and
+before the dev results it is applied to existed. This command applies it to the dev
+records of experiments/part3.py, scores the chosen protocol and the zero-shot baseline on
+the 128 confirm items (unsealing them, recorded), and writes
+experiments/results/part3/confirm.json. It refuses to run a second time: the confirm set
+is opened once, and the record says when.
+
+    EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python experiments/confirm.py
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from part3 import OUT, conditions
+
+RECORD = OUT / "confirm.json"
+
+EXPERIMENTS = ("a", "b", "c", "e", "f")
+"""The dev records the rule chooses among."""
+
+BASELINE = "k=0"
+"""The zero-shot condition: the book's measurement of Part I."""
+
+RULE = """\
+Candidates: every likelihood-scored condition of experiments a, b, c, e and f on the 64 dev
+items (greedy generation is not a candidate: it is not a scoring rule of the sst2 task; and
+contextual calibration is not a condition of its own).
+Choose the candidate with the highest dev accuracy. Among equal accuracies, choose the one
+with fewer demos; then the one listed first (experiments in the order a, b, c, e, f, and
+conditions in the order each experiment lists them).
+On the 128 confirm items, score the chosen protocol and the zero-shot baseline (k=0, the
+harness's format), and report each accuracy with its exact 95% interval, McNemar's exact p
+for the pair, and the seeded paired-bootstrap 95% interval of the difference. The dev
+advantage "held" if the confirm difference has the same sign as the dev difference and its
+paired interval excludes zero; "did not hold" otherwise.
+"""
+
+
+def choose(records: dict[str, dict]) -> tuple[str, str, dict[str, float]]:
+    """Apply RULE to the dev records: ``(experiment, condition name, {candidate: dev accuracy})``."""
+    from evalcore.experiment import condition_outcomes
+
+    ranked = []
+    position = 0
+    accuracies = {}
+    for exp in EXPERIMENTS:
+        rec = records[exp]
+        labels = {int(k): v for k, v in rec["labels"].items()}
+        for name, cond in rec["conditions"].items():
+            position += 1
+            if "generation" in cond["protocol"]["scoring"]["rule"]:
+                continue
+            acc = sum(condition_outcomes(cond, labels, rec["item_ids"])) / len(rec["item_ids"])
+            accuracies[f"{exp}: {name}"] = acc
+            ranked.append((-acc, cond["protocol"]["prompt"]["num_fewshot"], position, exp, name))
+    _, _, _, exp, name = min(ranked)
+    return exp, name, accuracies
+
+
+def main() -> int:
+    if RECORD.exists():
+        when = json.loads(RECORD.read_text())["unsealed"]["at"]
+        print(f"the confirm set was unsealed on {when} ({RECORD}); it is opened once", file=sys.stderr)
+        return 2
+    from evalcore.experiment import run_condition
+    from evalcore.models import DEFAULT_MODEL, load_model
+    from evalcore.numerics import arithmetic
+    from evalcore.records import write_json_atomic
+    from evalcore.resources import load_split, verify_rows
+    from evalcore.run import build_protocol
+    from evalcore.selection import confirm_ids
+
+    records = {exp: json.loads((OUT / f"{exp}.json").read_text()) for exp in EXPERIMENTS}
+    exp, name, accuracies = choose(records)
+    model, tokenizer = load_model()
+    train, validation = load_split("train"), load_split("validation")
+    grid = {c.name: c for c in conditions(train)[exp]}
+    baseline = next(c for c in conditions(train)["a"] if c.name == BASELINE)
+    items = sorted(confirm_ids())
+    base = build_protocol(DEFAULT_MODEL, tokenizer, verify_rows("validation", validation), items)
+    unsealed_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    record = {
+        "rule": RULE,
+        "rule_sha256": hashlib.sha256(RULE.encode("utf-8")).hexdigest(),
+        "dev_accuracies": accuracies,
+        "chosen": {
+            "experiment": exp,
+            "condition": name,
+            "dev_fingerprint": records[exp]["conditions"][name]["fingerprint"],
+        },
+        "baseline": {
+            "experiment": "a",
+            "condition": BASELINE,
+            "dev_fingerprint": records["a"]["conditions"][BASELINE]["fingerprint"],
+        },
+        "unsealed": {
+            "at": unsealed_at,
+            "items": len(items),
+            "command": "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python experiments/confirm.py",
+        },
+        "arithmetic": arithmetic(),
+        "item_ids": items,
+        "labels": {str(i): validation[i].label for i in items},
+        "conditions": {
+            name: run_condition(model, tokenizer, grid[name], items, train, validation, base, unseal=True),
+            BASELINE: run_condition(model, tokenizer, baseline, items, train, validation, base, unseal=True),
+        },
+    }
+    write_json_atomic(RECORD, record)
+    print(f"chose {exp}: {name}; confirm set unsealed at {unsealed_at} -> {RECORD}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""The capstone's selection rule, applied to synthetic dev records (no model, no confirm item)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
+
+import confirm  # noqa: E402
+
+
+def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-probs; argmax") -> dict:
+    return {
+        "protocol": {"prompt": {"num_fewshot": k}, "scoring": {"rule": rule}},
+        "items": {str(i): {"loglik": [0.0, -1.0] if p == 0 else [-1.0, 0.0]} for i, p in enumerate(preds)},
+    }
+
+
+def _records(**conditions_by_experiment) -> dict:
+    labels = {str(i): lab for i, lab in enumerate([1, 1, 0, 0])}
+    records = {e: {"item_ids": [0, 1, 2, 3], "labels": labels, "conditions": {}} for e in confirm.EXPERIMENTS}
+    for exp, conds in conditions_by_experiment.items():
+        records[exp]["conditions"] = conds
+    return records
+
+
+def test_highest_dev_accuracy_wins_then_fewer_demos_then_listing_order():
+    records = _records(
+        a={"k=0": _cond(0, [1, 1, 1, 1]), "set 0, k=4": _cond(4, [1, 1, 0, 1]), "set 1, k=2": _cond(2, [1, 1, 0, 1])},
+        b={"order 0123": _cond(4, [1, 1, 0, 1])},
+        f={"greedy generation": {"protocol": {"prompt": {"num_fewshot": 0}, "scoring": {"rule": "greedy generation"}},
+                                 "items": {str(i): {"parsed": lab} for i, lab in enumerate([1, 1, 0, 0])}}},
+    )  # fmt: skip
+    exp, name, accuracies = confirm.choose(records)
+    # Three candidates at 3/4: k=2 has the fewest demos. Generation (4/4) is not a candidate.
+    assert (exp, name) == ("a", "set 1, k=2")
+    assert "f: greedy generation" not in accuracies and accuracies["a: k=0"] == 0.5
+
+
+def test_equal_accuracy_and_demos_fall_to_the_first_listed():
+    records = _records(a={"set 0, k=4": _cond(4, [1, 1, 0, 1])}, c={"mix": _cond(4, [1, 1, 0, 1])})
+    assert confirm.choose(records)[:2] == ("a", "set 0, k=4")
+
+
+def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monkeypatch, capsys):
+    record = tmp_path / "confirm.json"
+    record.write_text('{"unsealed": {"at": "2026-12-01T00:00:00+00:00"}}')
+    monkeypatch.setattr(confirm, "RECORD", record)
+    monkeypatch.setitem(sys.modules, "evalcore.models", None)  # importing it would fail: nothing may load
+    assert confirm.main() == 2
+    assert "unsealed on 2026-12-01T00:00:00+00:00" in capsys.readouterr().err
