@@ -55,7 +55,8 @@ def choose(records: dict[str, dict]) -> tuple[str, str, dict[str, float]]:
     for exp in EXPERIMENTS:
         rec = records[exp]
         labels = {int(k): v for k, v in rec["labels"].items()}
-        for name, cond in rec["conditions"].items():
+        for name in rec["order"]:  # as the experiment lists them (the stored mapping is key-sorted)
+            cond = rec["conditions"][name]
             position += 1
             if "generation" in cond["protocol"]["scoring"]["rule"]:
                 continue

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
 
-import confirm  # noqa: E402
+import confirm
 
 
 def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-probs; argmax") -> dict:
@@ -19,9 +19,11 @@ def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-prob
 
 def _records(**conditions_by_experiment) -> dict:
     labels = {str(i): lab for i, lab in enumerate([1, 1, 0, 0])}
-    records = {e: {"item_ids": [0, 1, 2, 3], "labels": labels, "conditions": {}} for e in confirm.EXPERIMENTS}
+    records = {e: {"item_ids": [0, 1, 2, 3], "labels": labels, "conditions": {}, "order": []}
+               for e in confirm.EXPERIMENTS}  # fmt: skip
     for exp, conds in conditions_by_experiment.items():
-        records[exp]["conditions"] = conds
+        records[exp]["conditions"] = dict(sorted(conds.items()))  # stored key-sorted, as JSON records are
+        records[exp]["order"] = list(conds)
     return records
 
 
@@ -39,8 +41,9 @@ def test_highest_dev_accuracy_wins_then_fewer_demos_then_listing_order():
 
 
 def test_equal_accuracy_and_demos_fall_to_the_first_listed():
-    records = _records(a={"set 0, k=4": _cond(4, [1, 1, 0, 1])}, c={"mix": _cond(4, [1, 1, 0, 1])})
-    assert confirm.choose(records)[:2] == ("a", "set 0, k=4")
+    records = _records(a={"set 1, k=4": _cond(4, [1, 1, 0, 1]), "set 0, k=4": _cond(4, [1, 1, 0, 1])},
+                       c={"mix": _cond(4, [1, 1, 0, 1])})  # fmt: skip
+    assert confirm.choose(records)[:2] == ("a", "set 1, k=4")  # listed first, though not first by key
 
 
 def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monkeypatch, capsys):
