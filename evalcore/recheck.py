@@ -24,7 +24,10 @@ from typing import Any
 
 from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores
 
-__all__ = ["LOW_PRECISION_FACTOR", "Recheck", "draw_sample", "recheck", "tolerance_for"]
+__all__ = ["DTYPES", "LOW_PRECISION_FACTOR", "Recheck", "draw_sample", "recheck", "tolerance_for"]
+
+DTYPES = ("float32", "bfloat16", "float16")
+"""The dtypes a record's scores may be computed in."""
 
 LOW_PRECISION_FACTOR = 4
 """Multiple of a low-precision dtype's measured cross-arithmetic drift accepted on another
@@ -38,6 +41,8 @@ def tolerance_for(dtype: str, measured_drift: float | None = None) -> float:
         ValueError: a dtype other than float32 without a measured drift, or a negative or
             non-finite one.
     """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     if dtype == "float32":
         return ABS_TOL
     if measured_drift is None or not (0 <= measured_drift < float("inf")):
@@ -53,8 +58,12 @@ def draw_sample(ids: Sequence[int], n: int, seed: int | None = None) -> tuple[in
     Raises:
         ValueError: ``n`` outside 1..len(ids).
     """
+    if len(set(ids)) != len(ids):
+        raise ValueError("ids to sample from must be distinct")
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(ids):
         raise ValueError(f"sample size must be an int in 1..{len(ids)}, got {n!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, got {seed!r}")
     seed = secrets.randbelow(2**32) if seed is None else seed
     return seed, sorted(random.Random(seed).sample(list(ids), n))
 

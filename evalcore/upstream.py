@@ -83,7 +83,7 @@ THREADS_READ_ON = "2026-11-30"
 
 @dataclass(frozen=True)
 class Pitfall:
-    """A harness behaviour the book reproduces, the line that causes it, and the upstream threads about it."""
+    """A harness behaviour the book reproduces, the code that causes it, and the upstream threads about it."""
 
     name: str
     chapter: str
@@ -91,9 +91,13 @@ class Pitfall:
     path: str
     """File in the ``lm_eval`` package."""
     needle: str
-    """Text of the line that causes it, as in 0.4.9.2; found again in the latest release if unchanged."""
+    """Text of the first line of the causing code, as in 0.4.9.2."""
     threads: tuple[tuple[int, str], ...]
     """``(number, "kind, state: title")`` of the upstream issues and pull requests, as read on THREADS_READ_ON."""
+    until: str | None = None
+    """Text of the last line of the causing block (None: the first line is the whole block)."""
+    fix_words: tuple[str, ...] = ()
+    """Words a fix would have to bring into the block (e.g. ``"seed"`` into a cache key)."""
 
 
 PITFALLS: tuple[Pitfall, ...] = (
@@ -103,10 +107,11 @@ PITFALLS: tuple[Pitfall, ...] = (
         "evaluator.py",
         "doc_id_true = indices[doc_id]",
         (
-            (4084, "issue, open: request-cache key omits the task config; unsorted --samples log wrong doc ids"),
+            (4084, "issue, open: request-cache keys omit the task config; unsorted --samples log wrong doc ids"),
             (4085, "pull request, open: keep the original doc ids for unsorted --samples"),
             (4089, "pull request, open: map positions through sorted(samples)"),
         ),
+        fix_words=("sorted",),
     ),
     Pitfall(
         "request cache keyed without the items or the few-shot seed",
@@ -114,17 +119,19 @@ PITFALLS: tuple[Pitfall, ...] = (
         "api/task.py",
         'cache_key = f"requests-{self._config.task}-{self.config.num_fewshot}shot',
         (
-            (4084, "issue, open: request-cache key omits the task config and the few-shot seed"),
+            (4084, "issue, open: request-cache keys omit the task config; unsorted --samples log wrong doc ids"),
             (4105, "pull request, open: add a hash of the sample selection to the key"),
             (4123, "pull request, open: fingerprint the task config in the key"),
             (4166, "pull request, open: include the few-shot seed in the key"),
         ),
+        until='cache_key += f"-tokenizer{tokenizer_name}"',
+        fix_words=("samples", "seed"),
     ),
     Pitfall(
         "response cache keyed without the model",
         "caches",
         "api/model.py",
-        "dat = json.dumps([attr] + list(args)",
+        "def hash_args(attr: str, args: Iterable[Any]) -> str:",
         (
             (2715, "issue, open: different models give the same results with --use_cache"),
             (4063, "issue, open: response cache not keyed by model"),
@@ -132,16 +139,19 @@ PITFALLS: tuple[Pitfall, ...] = (
             (4065, "pull request, open: key responses by model name and arguments"),
             (3597, "pull request, open: model identity in response-cache keys"),
         ),
+        until="return hashlib.sha256(dat.encode",
+        fix_words=("model",),
     ),
     Pitfall(
         "few-shot demos drawn from one generator in evaluation order",
-        "caches",
+        "part3-fewshot",
         "api/task.py",
         "self.fewshot_rnd = random.Random(seed)",
         (
             (1308, "issue, open: few-shot prompts differ with and without accelerate"),
             (1724, "pull request, closed: offset the few-shot seed by doc_id"),
         ),
+        fix_words=("doc_id",),
     ),
 )
 """The pitfalls the book reproduces, in the order of its chapters."""
@@ -149,31 +159,60 @@ PITFALLS: tuple[Pitfall, ...] = (
 
 @dataclass(frozen=True)
 class PitfallStatus:
-    """Where a pitfall's line is in the pinned harness and whether the latest release still has it."""
+    """The causing code in the pinned harness and in the latest release."""
 
     pitfall: Pitfall
     pinned: SourceRef
     release: SourceRef | None
-    """The same line in the latest release, or None when it is gone (changed or fixed)."""
+    """Where the block starts in the latest release, or None when its first line is gone."""
+    pinned_block: str
+    release_block: str | None
+
+    @property
+    def unchanged(self) -> bool:
+        """The release has the same block, line for line (whitespace stripped)."""
+        return self.release_block == self.pinned_block
 
     @property
     def still_there(self) -> bool:
-        return self.release is not None
+        """The block is in the release and none of the fix's words has entered it.
+
+        A block that changed without them is still reported (read it: the table shows it
+        changed); a first line that is gone is not (read it too: the code may have moved).
+        """
+        block = self.release_block
+        return block is not None and not any(word in block for word in self.pitfall.fix_words)
+
+
+def _block(text: str, start: SourceRef, until: str | None) -> str:
+    lines = text.splitlines()[start.line - 1 :]
+    if until is None:
+        return lines[0].strip()
+    for end, line in enumerate(lines):
+        if until in line:
+            return "\n".join(x.strip() for x in lines[: end + 1])
+    raise LookupError(f"{until!r} not found after lm_eval/{start.path}:{start.line}")
 
 
 def pitfall_status() -> list[PitfallStatus]:
-    """Each pitfall's line in the installed (pinned) harness and in the latest release's wheel.
+    """Each pitfall's causing block in the installed (pinned) harness and in the latest release's wheel.
 
     Raises:
-        LookupError: a line is missing from the *pinned* harness (the install is not 0.4.9.2).
+        LookupError: a block is missing from the *pinned* harness (the install is not 0.4.9.2).
         FileNotFoundError, ValueError: the release wheel is missing or not the published one.
     """
+    from evalcore.taskconfig import installed_text
+
     rows = []
     for p in PITFALLS:
         pinned = find_source(p.path, p.needle)
+        pinned_block = _block(installed_text(p.path), pinned, p.until)
+        release: SourceRef | None
+        release_block: str | None
         try:
-            release: SourceRef | None = find_in_release(p.path, p.needle)
+            release = find_in_release(p.path, p.needle)
+            release_block = _block(release_text(p.path), release, p.until)
         except (KeyError, LookupError):
-            release = None
-        rows.append(PitfallStatus(p, pinned, release))
+            release, release_block = None, None
+        rows.append(PitfallStatus(p, pinned, release, pinned_block, release_block))
     return rows

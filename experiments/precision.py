@@ -71,8 +71,9 @@ def worker(out: Path, ids: list[int]) -> None:
     from evalcore.selection import check_ids as check_unsealed
 
     ids = check_unsealed(ids)  # the confirm set stays sealed
-    base, tokenizer = load_model()
     validation = load_split("validation")
+    digest = verify_rows("validation", validation)  # before minutes of scoring, not after
+    base, tokenizer = load_model()
     scores: dict[str, dict[str, list[float]]] = {}
     seconds: dict[str, float] = {}
     for name in DTYPES:
@@ -81,7 +82,6 @@ def worker(out: Path, ids: list[int]) -> None:
         scores[name] = {str(i): list(score_item(model, tokenizer, validation[i]).loglik) for i in ids}
         seconds[name] = time.perf_counter() - start
         del model
-    digest = verify_rows("validation", validation)
     fingerprints = {name: protocol_fingerprint(build_protocol(DEFAULT_MODEL, tokenizer, digest, ids, dtype=name))
                     for name in DTYPES}  # fmt: skip
     write_json_atomic(out, {"arithmetic": arithmetic(), "scores": scores, "seconds": seconds,

@@ -20,6 +20,9 @@ def lm(model_and_tokenizer):
 
 
 def test_request_cache_serves_another_runs_prompts_and_the_prompt_check_flags_them(tmp_path, lm, train, validation):
+    from lm_eval.caching import cache
+
+    before = cache.PATH
     ids = sorted(dev_ids())
     first, last = ids[:2], ids[-2:]
     a = harness_run("A", lm, train, validation, first, num_fewshot=1, cache_requests=True, request_cache=tmp_path)
@@ -32,10 +35,8 @@ def test_request_cache_serves_another_runs_prompts_and_the_prompt_check_flags_th
     assert [whose_prompt(i.context_sha256, expected) for i in b.items] == [[("A", i)] for i in first]  # ... A's prompts
     assert prompt_checks(b, expected["B"]) == [False, False]
     assert prompt_checks(a, expected["A"]) == [True, True] and prompt_checks(b0, expected["B"]) == [True, True]
-    # The caller's directory is left in place; the harness's module path is restored.
-    from lm_eval.caching import cache
-
-    assert tmp_path.is_dir() and cache.PATH != str(tmp_path)
+    # The caller's directory keeps the cache file; the harness's module path is restored.
+    assert (tmp_path / a.request_cache_files[0]).is_file() and cache.PATH == before
 
 
 def test_response_cache_serves_float32_answers_to_bfloat16_and_the_rescore_flags_them(
@@ -51,6 +52,7 @@ def test_response_cache_serves_float32_answers_to_bfloat16_and_the_rescore_flags
     r32 = harness_run("fp32", lm, train, validation, ids, num_fewshot=0, response_cache=db)
     cached = harness_run("bf16 cached", lm16, train, validation, ids, num_fewshot=0, response_cache=db)
     fresh = harness_run("bf16", lm16, train, validation, ids, num_fewshot=0)
+    assert (r32.dtype, cached.dtype, fresh.dtype) == ("float32", "bfloat16", "bfloat16")
     assert [i.loglik for i in cached.items] == [i.loglik for i in r32.items]
     assert all(x.loglik != y.loglik for x, y in zip(fresh.items, r32.items, strict=True))
     independent = {i: list(score_item(model16, tokenizer, validation[i]).loglik) for i in ids}
@@ -61,5 +63,9 @@ def test_response_cache_serves_float32_answers_to_bfloat16_and_the_rescore_flags
 def test_cache_misuse_is_refused_before_any_work(tmp_path, lm, train, validation):
     with pytest.raises(ValueError, match="request_cache directory"):
         harness_run("x", lm, train, validation, dev_ids()[:1], num_fewshot=0, cache_requests=True)
+    with pytest.raises(ValueError, match="only with cache_requests=True"):
+        harness_run("x", lm, train, validation, dev_ids()[:1], num_fewshot=0, request_cache=tmp_path)
+    with pytest.raises(ValueError, match="num_fewshot must be"):
+        harness_run("x", lm, train, validation, dev_ids()[:1], num_fewshot=-1)
     with pytest.raises(NotADirectoryError, match="does not exist"), request_cache_dir(tmp_path / "nope"):
         pass

@@ -51,6 +51,12 @@ def test_tolerances_and_samples_refuse_bad_input():
     for n in (0, 101, True, 2.0):
         with pytest.raises(ValueError, match="sample size"):
             draw_sample(range(100), n)
+    with pytest.raises(ValueError, match="distinct"):
+        draw_sample([1, 1, 2], 2)
+    with pytest.raises(TypeError, match="seed"):
+        draw_sample(range(10), 2, seed="7")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        tolerance_for("float64")
 
 
 @pytest.mark.model
@@ -61,12 +67,12 @@ def test_the_precision_record_recomputes_here(model_and_tokenizer, validation):
 
     record = json.loads(PRECISION.read_text())
     model, tokenizer = model_and_tokenizer
-    _, sample = draw_sample(record["ids"], 2)
+    seed, sample = draw_sample(record["ids"], 2)
     for dtype in ("float32", "bfloat16"):
         cast = copy.deepcopy(model).to(getattr(torch, dtype))
         fresh = {i: list(score_item(cast, tokenizer, validation[i]).loglik) for i in sample}
         stored = {i: record["scores"][dtype][str(i)] for i in sample}
         verdict = recheck(stored, fresh, dtype=dtype, recorded_arithmetic=record["arithmetic"]["native"],
                           measured_drift=record["check"]["drift"][dtype]["max_abs"])  # fmt: skip
-        assert verdict.ok, verdict.describe()
+        assert verdict.ok, f"{verdict.describe()} (seed {seed}, items {sample})"
     assert arithmetic()["torch"] == record["arithmetic"]["native"]["torch"]

@@ -29,17 +29,39 @@ def test_every_pitfall_is_found_in_the_pinned_harness_and_its_status_in_the_rele
     rows = upstream.pitfall_status()
     assert [r.pitfall for r in rows] == list(upstream.PITFALLS)
     for r in rows:
-        assert r.pitfall.needle in r.pinned.text
-        # Measured on 2026-11-30: 0.4.13 still has every causing line.
+        assert r.pitfall.needle in r.pinned.text and r.pinned_block.startswith(r.pitfall.needle.strip())
+        # Read on 2026-11-30: 0.4.13 still has every causing block, none with a fix's words.
         assert r.still_there and r.pitfall.needle in r.release.text
+        assert not any(w in r.pinned_block for w in r.pitfall.fix_words)
         assert r.pitfall.threads and all(n > 0 and ":" in what for n, what in r.pitfall.threads)
+    by_name = {r.pitfall.name: r for r in rows}
+    key = by_name["request cache keyed without the items or the few-shot seed"]
+    assert key.unchanged and key.pinned_block.count("\n") >= 5  # the whole key, line for line
 
 
-def test_a_line_gone_from_the_release_is_reported_gone(monkeypatch):
-    gone = upstream.Pitfall("fixed upstream", "caches", "api/task.py", "self.fewshot_rnd = random.Random(seed)", ())
-    monkeypatch.setattr(upstream, "PITFALLS", (gone,))
-    monkeypatch.setattr(upstream, "release_text", lambda path: "nothing of the kind\n")
+def _status_with_release(monkeypatch, release: str) -> upstream.PitfallStatus:
+    pitfall = next(p for p in upstream.PITFALLS if p.fix_words == ("samples", "seed"))
+    monkeypatch.setattr(upstream, "PITFALLS", (pitfall,))
+    monkeypatch.setattr(upstream, "release_text", lambda path: release)
     (row,) = upstream.pitfall_status()
+    return row
+
+
+def test_a_fix_that_adds_the_seed_on_a_new_line_is_not_reported_as_still_there(monkeypatch):
+    from evalcore.taskconfig import installed_text
+
+    pinned = installed_text("api/task.py")
+    fixed = pinned.replace(
+        'cache_key += f"-tokenizer{tokenizer_name}"',
+        'cache_key += f"-seed{self.fewshot_seed}"\n        cache_key += f"-tokenizer{tokenizer_name}"',
+    )
+    row = _status_with_release(monkeypatch, fixed)
+    assert row.release is not None and not row.unchanged and not row.still_there
+    assert _status_with_release(monkeypatch, pinned).still_there
+
+
+def test_a_block_gone_from_the_release_is_reported_gone(monkeypatch):
+    row = _status_with_release(monkeypatch, "nothing of the kind\n")
     assert row.release is None and not row.still_there and row.pinned.line > 0
 
 

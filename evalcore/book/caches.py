@@ -85,6 +85,8 @@ class HarnessRun:
     request_cache_files: tuple[str, ...]
     """Names of the request-cache files in the cache directory after the run."""
     accuracy: float
+    warnings: tuple[str, ...] = ()
+    """Warnings and log records (WARNING and above) the harness emitted during the run."""
 
 
 def hflm(model: Any, tokenizer: Any) -> Any:
@@ -134,7 +136,6 @@ def harness_run(
     cache_requests: bool = False,
     request_cache: Path | None = None,
     response_cache: Path | None = None,
-    dtype: str = "float32",
 ) -> HarnessRun:
     """One ``simple_evaluate`` call of the pinned ``sst2`` task with the caches as asked.
 
@@ -146,16 +147,24 @@ def harness_run(
             directory the caller created (required with ``cache_requests``).
         response_cache: the response cache's database path (``use_cache``); its
             directory must exist.
-        dtype: the dtype of ``lm``'s weights, recorded with the run.
+
+    The run's dtype is read from the model itself, not taken on trust.
 
     Raises:
-        ValueError: ``cache_requests`` without a ``request_cache`` directory.
+        ValueError: ``cache_requests`` without a ``request_cache`` directory, a
+            ``request_cache`` without ``cache_requests``, or a bad ``num_fewshot``.
         SealedItemError, ValueError, TypeError: bad ids.
     """
     _check_version()
     ids = sorted(check_ids(ids))
-    if cache_requests and request_cache is None:
-        raise ValueError("cache_requests=True needs a request_cache directory created by the caller")
+    if cache_requests != (request_cache is not None):
+        raise ValueError(
+            "cache_requests=True needs a request_cache directory created by the caller, "
+            f"and a request_cache is used only with cache_requests=True (got {cache_requests=}, {request_cache=})"
+        )
+    if isinstance(num_fewshot, bool) or not isinstance(num_fewshot, int) or num_fewshot < 0:
+        raise ValueError(f"num_fewshot must be an int >= 0, got {num_fewshot!r}")
+    dtype = str(lm.model.dtype).removeprefix("torch.")
     import lm_eval
     from lm_eval.api.model import CacheHook
 
@@ -198,6 +207,7 @@ def harness_run(
         items=items,
         request_cache_files=files,
         accuracy=float(out["results"][TASK]["acc,none"]),
+        warnings=tuple(line for line in noise if not line.startswith("INFO")),
     )
 
 
