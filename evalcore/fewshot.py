@@ -17,9 +17,11 @@ followed by the few-shot delimiter; the item's own ``doc_to_text`` comes last
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from evalcore.fingerprint import canonical_json
 from evalcore.resources import Row
 from evalcore.scoring import CHOICES, TARGET_DELIMITER, doc_to_text
 from evalcore.selection import check_ids
@@ -28,6 +30,7 @@ __all__ = [
     "FEWSHOT_DELIMITER",
     "HARNESS_FEWSHOT_SEED",
     "demo_prefix",
+    "demos_digest",
     "fewshot_context",
     "harness_demo_ids",
     "item_keyed_demo_ids",
@@ -99,6 +102,22 @@ def item_keyed_demo_ids(item_id: int, k: int, pool_size: int, *, seed: int = HAR
     if pool_size <= k:
         raise ValueError(f"a pool of {pool_size} rows cannot give {k} distinct demos")
     return tuple(random.Random(f"{seed}:{item_id}").sample(range(pool_size), k))
+
+
+def demos_digest(demos: Mapping[int, Sequence[int]]) -> str:
+    """SHA-256 of the canonical JSON of ``{item_id: [train idx, ...]}``: what a protocol's ``demos_sha256`` holds.
+
+    Raises:
+        TypeError: an id that is not an int.
+    """
+    body = {}
+    for item, ids in demos.items():
+        if isinstance(item, bool) or not isinstance(item, int) or any(
+            isinstance(j, bool) or not isinstance(j, int) for j in ids
+        ):
+            raise TypeError(f"demo ids must be ints keyed by an int item id, got {item!r}: {list(ids)!r}")
+        body[str(item)] = list(ids)
+    return hashlib.sha256(canonical_json(body)).hexdigest()
 
 
 def demo_prefix(demos: Sequence[Row]) -> str:

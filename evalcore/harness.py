@@ -22,7 +22,16 @@ from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH
 from evalcore.selection import check_ids
 
-__all__ = ["HARNESS_VERSION", "SEED", "TASK", "OfficialRun", "official_task_config", "run_official", "task_manager"]
+__all__ = [
+    "HARNESS_VERSION",
+    "SEED",
+    "TASK",
+    "OfficialRun",
+    "harness_fewshot_contexts",
+    "official_task_config",
+    "run_official",
+    "task_manager",
+]
 
 TASK = "sst2"
 """Task name in the lm-eval registry."""
@@ -197,3 +206,27 @@ def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
     context = task.fewshot_context(doc, num_fewshot=0)
     instances = task.construct_requests(doc=doc, ctx=context, metadata=(TASK, 0, 1))
     return [tuple(inst.arguments) for inst in instances]
+
+
+def harness_fewshot_contexts(
+    train: Sequence[Row], validation: Sequence[Row], ids: Sequence[int], k: int, seed: int
+) -> dict[int, str]:
+    """The context lm-eval 0.4.9.2 itself builds for each item of one run over ``ids`` at ``k`` shots.
+
+    The harness's own ``sst2`` task, seeded as ``simple_evaluate`` seeds it
+    (``set_fewshot_seed``), builds its requests for ``sorted(ids)``; returned by item idx.
+
+    Raises:
+        SealedItemError, ValueError, TypeError: bad ids.
+    """
+    ids = check_ids(ids)
+    task = build_task(train, validation)
+    task.set_config(key="num_fewshot", value=k)
+    task.set_fewshot_seed(seed=seed)
+    sink: list[str] = []
+    with captured(sink):
+        task.build_all_requests(samples=sorted(ids), rank=0, world_size=1)
+    contexts: dict[int, str] = {}
+    for inst in task.instances:
+        contexts.setdefault(inst.doc["idx"], inst.arguments[0])
+    return contexts

@@ -56,8 +56,20 @@ def _validate(obj: Any) -> None:
             _require(owner, f.name, value, kind, empty_ok=empty_ok)
 
 
-def _f(kind: type, *, optional: bool = False, empty_ok: bool = False, elem: type | None = None, **kw: Any) -> Any:
-    meta = {"kind": (kind, optional, empty_ok)}
+def _f(
+    kind: type,
+    *,
+    optional: bool = False,
+    empty_ok: bool = False,
+    elem: type | None = None,
+    omit_unset: bool = False,
+    **kw: Any,
+) -> Any:
+    meta: dict[str, Any] = {"kind": (kind, optional, empty_ok)}
+    if omit_unset:
+        # Added after protocols were first fingerprinted: left out of to_dict while None,
+        # so every protocol that does not use it keeps its fingerprint.
+        meta["omit_unset"] = True
     if elem is not None:
         meta["elem"] = elem
     return field(metadata=meta, **kw)
@@ -117,6 +129,14 @@ class PromptSpec:
     """Candidate continuations, in index order."""
     num_fewshot: int = _f(int, default=0)
     """Number of in-context examples."""
+    fewshot_sampler: str | None = _f(str, optional=True, omit_unset=True, default=None)
+    """How each item's demos were chosen, e.g. ``"harness (seed 1234, evaluation order)"`` or
+    ``"item-keyed (seed 1234)"`` or ``"fixed set"``; None at zero shots."""
+    demos_sha256: str | None = _f(str, optional=True, omit_unset=True, default=None)
+    """SHA-256 of the canonical JSON of ``{item_id: [train idx, ...]}``: every item's demos, in
+    prompt order (:func:`evalcore.fewshot.demos_digest`). The record stores the ids themselves."""
+    chat_template_sha256: str | None = _f(str, optional=True, omit_unset=True, default=None)
+    """SHA-256 of the chat template the context was wrapped in; None when no chat template is used."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -206,7 +226,11 @@ class EvalProtocol:
         out: dict[str, Any] = {"version": self.version}
         for name in _SECTIONS:
             spec = getattr(self, name)
-            out[name] = {f.name: _plain(getattr(spec, f.name)) for f in fields(spec)}
+            out[name] = {
+                f.name: _plain(getattr(spec, f.name))
+                for f in fields(spec)
+                if not (f.metadata.get("omit_unset") and getattr(spec, f.name) is None)
+            }
         return out
 
     @classmethod

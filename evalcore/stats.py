@@ -28,11 +28,13 @@ __all__ = [
     "McNemar",
     "PairedComparison",
     "clopper_pearson",
+    "comparator_z_test",
     "compare_paired",
     "mcnemar_exact",
     "mean_stderr",
     "paired_bootstrap_ci",
     "paired_stderr",
+    "unpaired_stderr",
     "unpaired_z_test",
     "wilson",
 ]
@@ -198,6 +200,31 @@ def paired_bootstrap_ci(
     lo = sums[math.floor(alpha / 2 * (resamples - 1))]
     hi = sums[math.ceil((1 - alpha / 2) * (resamples - 1))]
     return lo / n, hi / n
+
+
+def unpaired_stderr(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
+    """sqrt(SE_a² + SE_b²) with lm-eval's ``acc_stderr`` for each: the error of a difference as if the
+    two accuracies came from independent samples (no covariance term)."""
+    return math.hypot(mean_stderr(_outcomes(a, "a")), mean_stderr(_outcomes(b, "b")))
+
+
+def comparator_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
+    """Two-sided p of lm-eval's comparison script: z = (acc_a - acc_b) / sqrt(stderr_a² + stderr_b²).
+
+    ``scripts/model_comparator.py`` compares two runs' accuracies this way (upstream #3831),
+    with each run's ``acc_stderr``; shown for contrast with the paired tests.
+
+    Raises:
+        ValueError: different lengths, an empty list, or a value other than 0/1.
+    """
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise ValueError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
+    se = unpaired_stderr(xa, xb)
+    if se == 0:
+        return 1.0
+    z = (sum(xa) - sum(xb)) / len(xa) / se
+    return 2 * (1 - NormalDist().cdf(abs(z)))
 
 
 def unpaired_z_test(k_a: int, k_b: int, n: int) -> float:

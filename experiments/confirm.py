@@ -24,6 +24,10 @@ from part3 import OUT, conditions
 
 RECORD = OUT / "confirm.json"
 
+MARKER = OUT / "confirm.unsealing"
+"""Written (atomically) before the first confirm item is scored: a run that dies half-way still
+leaves a record that the set was opened, and no second run starts."""
+
 EXPERIMENTS = ("a", "b", "c", "e", "f")
 """The dev records the rule chooses among."""
 
@@ -67,14 +71,43 @@ def choose(records: dict[str, dict]) -> tuple[str, str, dict[str, float]]:
     return exp, name, accuracies
 
 
+def verdict(chosen: list[int], baseline: list[int], dev_difference: float) -> dict:
+    """RULE's report: accuracies, McNemar's p, the paired interval, and whether the dev advantage held.
+
+    The bootstrap uses :func:`evalcore.stats.compare_paired`'s defaults (seed 0, 10,000
+    resamples), fixed in code before the rule was applied. With no dev advantage (a dev
+    difference of zero or less, e.g. the baseline chosen) there is nothing to hold.
+    """
+    from evalcore.stats import compare_paired
+
+    c = compare_paired(chosen, baseline)
+    excludes_zero = c.difference_ci[0] > 0 or c.difference_ci[1] < 0
+    held = dev_difference > 0 and c.difference > 0 and excludes_zero
+    return {
+        "n": c.n,
+        "correct": {"chosen": c.correct_a, "baseline": c.correct_b},
+        "ci": {"chosen": list(c.ci_a), "baseline": list(c.ci_b)},
+        "difference": c.difference,
+        "difference_ci": list(c.difference_ci),
+        "bootstrap": {"seed": 0, "resamples": 10_000},
+        "mcnemar": {"only_chosen": c.mcnemar.only_a, "only_baseline": c.mcnemar.only_b, "p": c.mcnemar.p_value},
+        "dev_difference": dev_difference,
+        "held": held,
+    }
+
+
 def main() -> int:
-    if RECORD.exists():
-        when = json.loads(RECORD.read_text())["unsealed"]["at"]
-        print(f"the confirm set was unsealed on {when} ({RECORD}); it is opened once", file=sys.stderr)
-        return 2
-    from evalcore.experiment import run_condition
+    for path in (RECORD, MARKER):
+        if path.exists():
+            body = json.loads(path.read_text())
+            print(f"the confirm set was unsealed at {body['unsealed']['at']} ({path}); it is opened once",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+    from evalcore.conditions import protocol_for
+    from evalcore.experiment import condition_outcomes, run_condition
     from evalcore.models import DEFAULT_MODEL, load_model
     from evalcore.numerics import arithmetic
+    from evalcore.protocol import EvalProtocol
     from evalcore.records import write_json_atomic
     from evalcore.resources import load_split, verify_rows
     from evalcore.run import build_protocol
@@ -88,7 +121,23 @@ def main() -> int:
     baseline = next(c for c in conditions(train)["a"] if c.name == BASELINE)
     items = sorted(confirm_ids())
     base = build_protocol(DEFAULT_MODEL, tokenizer, verify_rows("validation", validation), items)
+    # The definitions about to be scored must be the ones the dev records were made with.
+    for cond, exp_name in ((grid[name], exp), (baseline, "a")):
+        stored = records[exp_name]["conditions"][cond.name]
+        dev_demos = {int(i): tuple(e["demos"]) for i, e in stored["items"].items()}
+        again = protocol_for(cond, EvalProtocol.from_dict(stored["protocol"]), dev_demos, tokenizer)
+        if again.fingerprint != stored["fingerprint"]:
+            raise RuntimeError(f"{exp_name}: {cond.name} is no longer the condition its dev record was made with")
     unsealed_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    write_json_atomic(MARKER, {"unsealed": {"at": unsealed_at, "items": len(items)}, "chosen": [exp, name]})
+    scored = {
+        name: run_condition(model, tokenizer, grid[name], items, train, validation, base, unseal=True),
+        BASELINE: run_condition(model, tokenizer, baseline, items, train, validation, base, unseal=True),
+    }
+    labels = {i: validation[i].label for i in items}
+    dev_labels = {int(k): v for k, v in records[exp]["labels"].items()}
+    dev_chosen = condition_outcomes(records[exp]["conditions"][name], dev_labels, records[exp]["item_ids"])
+    dev_base = condition_outcomes(records["a"]["conditions"][BASELINE], dev_labels, records["a"]["item_ids"])
     record = {
         "rule": RULE,
         "rule_sha256": hashlib.sha256(RULE.encode("utf-8")).hexdigest(),
@@ -110,11 +159,13 @@ def main() -> int:
         },
         "arithmetic": arithmetic(),
         "item_ids": items,
-        "labels": {str(i): validation[i].label for i in items},
-        "conditions": {
-            name: run_condition(model, tokenizer, grid[name], items, train, validation, base, unseal=True),
-            BASELINE: run_condition(model, tokenizer, baseline, items, train, validation, base, unseal=True),
-        },
+        "labels": {str(i): label for i, label in labels.items()},
+        "conditions": scored,
+        "verdict": verdict(
+            condition_outcomes(scored[name], labels, items),
+            condition_outcomes(scored[BASELINE], labels, items),
+            (sum(dev_chosen) - sum(dev_base)) / len(dev_base),
+        ),
     }
     write_json_atomic(RECORD, record)
     print(f"chose {exp}: {name}; confirm set unsealed at {unsealed_at} -> {RECORD}")

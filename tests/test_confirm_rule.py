@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
 
 import confirm
@@ -46,10 +48,26 @@ def test_equal_accuracy_and_demos_fall_to_the_first_listed():
     assert confirm.choose(records)[:2] == ("a", "set 1, k=4")  # listed first, though not first by key
 
 
-def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monkeypatch, capsys):
-    record = tmp_path / "confirm.json"
-    record.write_text('{"unsealed": {"at": "2026-12-01T00:00:00+00:00"}}')
-    monkeypatch.setattr(confirm, "RECORD", record)
+@pytest.mark.parametrize("which", ["RECORD", "MARKER"])
+def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monkeypatch, capsys, which):
+    # The finished record refuses, and so does the marker an interrupted run leaves behind.
+    path = tmp_path / "opened.json"
+    path.write_text('{"unsealed": {"at": "2026-12-01T00:00:00+00:00"}}')
+    monkeypatch.setattr(confirm, "RECORD", tmp_path / "absent.json")
+    monkeypatch.setattr(confirm, "MARKER", tmp_path / "absent.marker")
+    monkeypatch.setattr(confirm, which, path)
     monkeypatch.setitem(sys.modules, "evalcore.models", None)  # importing it would fail: nothing may load
     assert confirm.main() == 2
-    assert "unsealed on 2026-12-01T00:00:00+00:00" in capsys.readouterr().err
+    assert "unsealed at 2026-12-01T00:00:00+00:00" in capsys.readouterr().err
+
+
+def test_the_verdict_holds_only_for_a_dev_advantage_confirmed_with_an_interval_excluding_zero():
+    better = [1] * 90 + [0] * 38
+    worse = [1] * 60 + [0] * 68
+    held = confirm.verdict(better, worse, dev_difference=0.1)
+    assert held["held"] and held["difference"] > 0 and held["difference_ci"][0] > 0
+    assert held["mcnemar"]["only_chosen"] == 30 and held["bootstrap"] == {"seed": 0, "resamples": 10_000}
+    assert not confirm.verdict(worse, better, dev_difference=0.1)["held"]  # the sign turned
+    assert not confirm.verdict(better, worse, dev_difference=0.0)["held"]  # no dev advantage to hold
+    noisy = [1, 0] * 64
+    assert not confirm.verdict(noisy, noisy[1:] + noisy[:1], dev_difference=0.1)["held"]  # interval spans zero

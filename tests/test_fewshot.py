@@ -12,20 +12,13 @@ from evalcore.fewshot import (
     harness_demo_ids,
     item_keyed_demo_ids,
 )
-from evalcore.harness import build_task
+from evalcore.harness import harness_fewshot_contexts
 from evalcore.selection import dev_ids
 
 
 def _harness_contexts(train, validation, ids, k, seed=HARNESS_FEWSHOT_SEED) -> dict[int, str]:
     """What lm-eval 0.4.9.2 itself builds: its sst2 task, k shots, one run over ``ids``."""
-    task = build_task(train, validation)
-    task.set_config(key="num_fewshot", value=k)
-    task.set_fewshot_seed(seed=seed)
-    task.build_all_requests(samples=sorted(ids), rank=0, world_size=1)
-    by_doc: dict[int, str] = {}
-    for inst in task.instances:
-        by_doc.setdefault(inst.doc["idx"], inst.arguments[0])
-    return by_doc
+    return harness_fewshot_contexts(train, validation, ids, k, seed)
 
 
 def _sha(text: str) -> str:

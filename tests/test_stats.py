@@ -8,11 +8,13 @@ from scipy import stats as sp
 
 from evalcore.stats import (
     clopper_pearson,
+    comparator_z_test,
     compare_paired,
     mcnemar_exact,
     mean_stderr,
     paired_bootstrap_ci,
     paired_stderr,
+    unpaired_stderr,
     unpaired_z_test,
     wilson,
 )
@@ -143,3 +145,19 @@ def test_compare_paired_reports_each_part_from_its_own_function():
     assert c.paired_se == pytest.approx(paired_stderr(a, b))
     with pytest.raises(ValueError, match="equal lengths"):
         compare_paired(a, b[:-1])
+
+
+def test_the_comparator_test_and_the_paired_error_differ_only_by_the_covariance():
+    rng = random.Random(5)
+    a = [rng.random() < 0.6 for _ in range(50)]
+    b = [x if rng.random() < 0.7 else not x for x in a]  # positively correlated with a
+    n = len(a)
+    var = lambda x: sum((v - sum(x) / n) ** 2 for v in x) / (n - 1)  # noqa: E731
+    cov = sum((x - sum(a) / n) * (y - sum(b) / n) for x, y in zip(a, b, strict=True)) / (n - 1)
+    assert unpaired_stderr(a, b) ** 2 == pytest.approx((var(a) + var(b)) / n)
+    assert paired_stderr(a, b) ** 2 == pytest.approx((var(a) + var(b) - 2 * cov) / n)
+    z = (sum(a) - sum(b)) / n / math.sqrt(mean_stderr(a) ** 2 + mean_stderr(b) ** 2)
+    assert comparator_z_test(a, b) == pytest.approx(2 * sp.norm.sf(abs(z)))
+    assert comparator_z_test([1, 1], [1, 1]) == 1.0
+    with pytest.raises(ValueError, match="same items"):
+        comparator_z_test([1, 0], [1])

@@ -1,0 +1,161 @@
+"""Helpers for Part III's pages: read an experiment's record, tabulate its paired comparisons, re-check it.
+
+The numbers come from the records of ``experiments/part3.py`` (and ``experiments/confirm.py``);
+the statistics from :mod:`evalcore.stats`; the re-check from
+:func:`evalcore.experiment.audit_condition`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
+from evalcore.stats import clopper_pearson, compare_paired
+
+__all__ = [
+    "ARTICLE_RESULTS",
+    "RESULTS",
+    "ZHAO_2021_FIG2_RANGE",
+    "ZHAO_2021_TABLE1",
+    "comparison_rows",
+    "load_record",
+    "outcomes",
+    "positive_rate",
+    "recheck_record",
+]
+
+RESULTS = Path(__file__).resolve().parents[2] / "experiments" / "results" / "part3"
+"""Where the experiment records live."""
+
+
+ZHAO_2021_TABLE1: dict[int, tuple[float, float | None, float, float | None]] = {
+    0: (57.2, None, 71.4, None),
+    1: (67.3, 7.9, 79.1, 8.3),
+    4: (59.1, 10.2, 79.9, 7.8),
+    8: (54.0, 4.3, 82.0, 5.5),
+}
+"""Zhao et al. (2021), Table 1, SST-2, GPT-3 2.7B: shots -> (accuracy %, sd over 5 training
+sets, with contextual calibration %, sd). Their format is "Review: ...\nSentiment:", their
+test set 300 SST-2 test items. A citation, not a measurement of this book."""
+
+ZHAO_2021_FIG2_RANGE = (54.3, 93.4)
+"""Zhao et al. (2021), Fig. 2: SST-2 accuracy (%) of GPT-3 2.7B at 4 shots over 10 training
+sets x 24 orders, lowest and highest."""
+
+
+ARTICLE_RESULTS = {"generation": (57, 64), "likelihood": (32, 64)}
+"""The source article's two results on its own 64 dev items (correct, of): its earlier
+generation-based run and its likelihood run through the harness. A citation, not a
+measurement of this book; its item set differs from this book's (another selection salt)."""
+
+
+def load_record(name: str, directory: Path = RESULTS) -> dict[str, Any]:
+    """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``).
+
+    Raises:
+        FileNotFoundError: the record has not been computed (the message names the command).
+    """
+    path = directory / f"{name}.json"
+    if not path.is_file():
+        script = "confirm.py" if name == "confirm" else f"part3.py --only {name}"
+        raise FileNotFoundError(f"{path} is missing: EVALBOOK_SST2_DIR=... .venv/bin/python experiments/{script}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _labels(record: Mapping[str, Any]) -> dict[int, int]:
+    return {int(k): v for k, v in record["labels"].items()}
+
+
+def outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
+    """Per-item correctness of one condition, in the record's item order."""
+    return condition_outcomes(record["conditions"][condition], _labels(record), record["item_ids"])
+
+
+def positive_rate(record: Mapping[str, Any], condition: str) -> float:
+    """Share of items predicted "positive" (label 1)."""
+    pred = condition_predictions(record["conditions"][condition])
+    return sum(p == 1 for p in pred.values()) / len(pred)
+
+
+def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None) -> list[dict]:
+    """One row per condition: accuracy with its exact interval, positive rate, and the paired
+    comparison with ``reference`` (McNemar's exact p, the paired bootstrap interval)."""
+    ref = outcomes(record, reference)
+    rows = []
+    for name in names or list(record["conditions"]):
+        out = outcomes(record, name)
+        lo, hi = clopper_pearson(sum(out), len(out))
+        row = {
+            "condition": name,
+            "correct": sum(out),
+            "accuracy": sum(out) / len(out),
+            "95% CI": f"{lo:.2f}–{hi:.2f}",
+            "predicted positive": f"{positive_rate(record, name):.2f}",
+        }
+        if name != reference:
+            c = compare_paired(out, ref)
+            row |= {
+                f"Δ vs {reference}": f"{c.difference:+.3f}",
+                "paired 95% CI": f"{c.difference_ci[0]:+.3f} to {c.difference_ci[1]:+.3f}",
+                "McNemar p": round(c.mcnemar.p_value, 3),
+            }
+        rows.append(row)
+    return rows
+
+
+def recheck_record(
+    record: Mapping[str, Any],
+    conditions: Mapping[str, Any],
+    model: Any,
+    tokenizer: Any,
+    train: Sequence[Any],
+    validation: Sequence[Any],
+    *,
+    n_conditions: int = 2,
+    n_items: int = 2,
+    seed: int | None = None,
+    unseal: bool = False,
+) -> tuple[int, list[dict]]:
+    """Audit a random sample of a record's conditions and re-score a random sample of their items.
+
+    Args:
+        conditions: ``{name: Condition}``, the definitions the record was computed from.
+        seed: of the draw (fresh when None); returned so a page can print it.
+
+    Returns:
+        ``(seed, rows)``: per audited condition, its problems and its re-check verdict.
+    """
+    seed = secrets.randbelow(2**32) if seed is None else seed
+    rng = random.Random(seed)
+    names = rng.sample(sorted(record["conditions"]), min(n_conditions, len(record["conditions"])))
+    rows = []
+    for name in names:
+        sample = sorted(rng.sample(record["item_ids"], n_items)) if n_items else []
+        problems, verdict = audit_condition(
+            model,
+            tokenizer,
+            conditions[name],
+            record["conditions"][name],
+            train,
+            validation,
+            recorded_arithmetic=record["arithmetic"],
+            sample=sample,
+            unseal=unseal,
+        )
+        rows.append(
+            {
+                "condition": name,
+                "items": ", ".join(map(str, sample)),
+                "identity": "; ".join(problems) or "ok",
+                "re-score": verdict.describe()
+                if verdict is not None
+                else ("not re-scored" if not sample else "generated answers compared on the same arithmetic"),
+                "ok": not problems and (verdict is None or verdict.ok),
+            }
+        )
+    return seed, rows

@@ -1,0 +1,77 @@
+"""Contextual calibration (Zhao et al. 2021), applied to stored scores.
+
+Explained in Part III (``book/part3-format.md``). The model's preference among the
+answers is measured on *content-free* inputs ("N/A", the empty string, "[MASK]") written
+in the same prompt, with the same demos, as the real items. Their answer probabilities,
+renormalised over the answers and averaged, give p̂_cf; each real item's renormalised
+probabilities p̂ are then divided by p̂_cf (W = diag(p̂_cf)⁻¹, no bias) and the largest
+wins. Only scores are needed: the content-free scores are stored with the condition, so
+calibration never re-runs the model on the items.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalcore.scoring import argmax_first
+
+__all__ = ["CONTENT_FREE", "answer_probabilities", "calibrated_prediction", "content_free_prior"]
+
+CONTENT_FREE = ("N/A", "", "[MASK]")
+"""The content-free inputs of Zhao et al. (2021), written where a review goes."""
+
+
+def answer_probabilities(loglik: Sequence[float]) -> list[float]:
+    """p̂: the answers' probabilities renormalised over the answers (a softmax of the s_ij).
+
+    Raises:
+        ValueError: no scores, or a score that is NaN or +inf.
+    """
+    if not loglik:
+        raise ValueError("no scores")
+    if any(math.isnan(s) or s == math.inf for s in loglik):
+        raise ValueError(f"scores must be finite or -inf, got {list(loglik)!r}")
+    top = max(loglik)
+    if top == -math.inf:
+        raise ValueError("every answer has probability zero")
+    weights = [math.exp(s - top) for s in loglik]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def content_free_prior(scores: Mapping[str, Sequence[float]]) -> list[float]:
+    """p̂_cf: the mean of p̂ over the content-free inputs' scores (``{input: [s_0, s_1, ...]}``).
+
+    Raises:
+        ValueError: no inputs, or inputs with different numbers of answers.
+    """
+    if not scores:
+        raise ValueError("no content-free scores")
+    probs = [answer_probabilities(s) for s in scores.values()]
+    if len({len(p) for p in probs}) != 1:
+        raise ValueError("content-free inputs must score the same answers")
+    return [sum(p[j] for p in probs) / len(probs) for j in range(len(probs[0]))]
+
+
+def calibrated_prediction(loglik: Sequence[float], prior: Sequence[float]) -> int:
+    """argmax_j p̂_j / p̂_cf,j (ties to the first, as the uncalibrated rule).
+
+    Raises:
+        ValueError: a prior of another length, or one with a zero or negative entry.
+    """
+    p = answer_probabilities(loglik)
+    if len(prior) != len(p) or any(not (0 < q < math.inf) for q in prior):
+        raise ValueError(f"prior must be {len(p)} positive probabilities, got {list(prior)!r}")
+    return argmax_first([pj / qj for pj, qj in zip(p, prior, strict=True)])
+
+
+def content_free_scores(model: Any, tokenizer: Any, contexts: Mapping[str, str], continuations: Sequence[str]) -> dict:
+    """Score each content-free context (``{input: context string}``) on the answers: ``{input: [s_j]}``."""
+    from evalcore.prefix import score_requests_shared
+
+    return {
+        name: [r.loglik for r in score_requests_shared(model, tokenizer, [(ctx, c) for c in continuations])]
+        for name, ctx in contexts.items()
+    }
