@@ -3,12 +3,16 @@
 Explained in Part III of the book (``book/part3-*.md``). :func:`run_condition` scores a
 :class:`~evalcore.conditions.Condition` and returns its record: the protocol and its
 fingerprint, and per item the demo train ids and the scores (or, for generation, the
-answer and its parsed label). No review text is stored: demos and items are ids.
+answer's SHA-256, its first token id and length, and its parsed label). No text is
+stored: demos and items are ids, and a generated answer, which can quote the review, is
+kept as a hash.
 Items are scored with one forward pass per distinct context
 (:func:`evalcore.prefix.score_requests_shared`).
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -54,10 +58,12 @@ def run_condition(
         context = context_for(cond, [train[j] for j in ids], validation[i].sentence, tokenizer)
         if cond.rule == "generation":
             answer, answer_ids = greedy_continuation(model, encoder, context)
+            # The answer's text is not stored: a model can quote the review it was shown.
             items[str(i)] = {
                 "demos": list(ids),
-                "generated": answer,
-                "generated_ids": answer_ids,
+                "generated_sha256": hashlib.sha256(answer.encode("utf-8")).hexdigest(),
+                "first_token": answer_ids[0] if answer_ids else None,
+                "n_tokens": len(answer_ids),
                 "parsed": parse_label(answer, cond.fmt.choices),
             }
         else:
@@ -155,8 +161,9 @@ def audit_condition(
         context = context_for(cond, [train[j] for j in demos[i]], validation[i].sentence, tokenizer)
         if cond.rule == "generation":
             answer, _ = greedy_continuation(model, encoder, context)
-            if answer != stored["items"][str(i)]["generated"] and same_arithmetic:
-                problems.append(f"item {i}: generated {answer!r}, stored {stored['items'][str(i)]['generated']!r}")
+            digest = hashlib.sha256(answer.encode("utf-8")).hexdigest()
+            if digest != stored["items"][str(i)]["generated_sha256"] and same_arithmetic:
+                problems.append(f"item {i}: the generated answer differs from the stored one (sha256 {digest[:12]})")
         else:
             stored_scores[i] = stored["items"][str(i)]["loglik"]
             fresh[i] = [s.loglik for s in score_requests_shared(model, encoder, [(context, c) for c in continuations])]

@@ -110,7 +110,8 @@ def test_real_conditions_on_dev_items(model_and_tokenizer, train, validation):
     chat = run_condition(model, tokenizer, Condition("chat", chat=True), ids, train, validation, base)
     assert chat["protocol"]["prompt"]["chat_template_sha256"]
     gen = run_condition(model, tokenizer, Condition("gen", rule="generation"), ids, train, validation, base)
-    assert all(isinstance(e["generated"], str) and e["parsed"] in (0, 1, None) for e in gen["items"].values())
+    assert all(len(e["generated_sha256"]) == 64 and e["parsed"] in (0, 1, None) and "generated" not in e
+               for e in gen["items"].values())  # fmt: skip
     assert gen["protocol"]["budget"]["max_new_tokens"] > 0
     with pytest.raises(SealedItemError):
         run_condition(model, tokenizer, Condition("k=0"), confirm_ids()[:1], train, validation, base)
