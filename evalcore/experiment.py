@@ -13,7 +13,6 @@ Items are scored with one forward pass per distinct context
 from __future__ import annotations
 
 import hashlib
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 

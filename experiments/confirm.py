@@ -124,7 +124,8 @@ def main() -> int:
     # The definitions about to be scored must be the ones the dev records were made with.
     for cond, exp_name in ((grid[name], exp), (baseline, "a")):
         stored = records[exp_name]["conditions"][cond.name]
-        dev_demos = {int(i): tuple(e["demos"]) for i, e in stored["items"].items()}
+        dev_ids = stored["protocol"]["data"]["item_ids"]  # the protocol's order (JSON keys come back sorted)
+        dev_demos = {i: tuple(stored["items"][str(i)]["demos"]) for i in dev_ids}
         again = protocol_for(cond, EvalProtocol.from_dict(stored["protocol"]), dev_demos, tokenizer)
         if again.fingerprint != stored["fingerprint"]:
             raise RuntimeError(f"{exp_name}: {cond.name} is no longer the condition its dev record was made with")
