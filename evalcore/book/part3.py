@@ -93,7 +93,7 @@ def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[s
         row = {
             "condition": name,
             "correct": sum(out),
-            "accuracy": sum(out) / len(out),
+            "accuracy": round(sum(out) / len(out), 3),
             "95% CI": f"{lo:.2f}–{hi:.2f}",
             "predicted positive": f"{positive_rate(record, name):.2f}",
         }
@@ -102,7 +102,7 @@ def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[s
             row |= {
                 f"Δ vs {reference}": f"{c.difference:+.3f}",
                 "paired 95% CI": f"{c.difference_ci[0]:+.3f} to {c.difference_ci[1]:+.3f}",
-                "McNemar p": round(c.mcnemar.p_value, 3),
+                "McNemar p": float(f"{c.mcnemar.p_value:.2g}"),
             }
         rows.append(row)
     return rows
@@ -150,7 +150,7 @@ def recheck_record(
         rows.append(
             {
                 "condition": name,
-                "items": ", ".join(map(str, sample)),
+                "items": ", ".join(map(str, sample)) or "none",
                 "identity": "; ".join(problems) or "ok",
                 "re-score": verdict.describe()
                 if verdict is not None
