@@ -14,7 +14,6 @@ item's own rendered text comes last.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -171,7 +170,9 @@ def _chat_template_sha(tokenizer: Any) -> str:
     template = getattr(tokenizer, "chat_template", None)
     if not template:
         raise ValueError("this tokenizer has no chat template")
-    return hashlib.sha256(template.encode("utf-8")).hexdigest()
+    from evalcore.run import sha256_text
+
+    return sha256_text(template)
 
 
 def protocol_for(

@@ -12,7 +12,6 @@ Items are scored with one forward pass per distinct context
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from evalcore.fewshot import demos_digest
 from evalcore.numerics import arithmetic_differences
 from evalcore.protocol import EvalProtocol
 from evalcore.resources import Row
+from evalcore.run import sha256_text
 from evalcore.scoring import argmax_first
 
 __all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "run_condition"]
@@ -60,7 +60,7 @@ def run_condition(
             # The answer's text is not stored: a model can quote the review it was shown.
             items[str(i)] = {
                 "demos": list(ids),
-                "generated_sha256": hashlib.sha256(answer.encode("utf-8")).hexdigest(),
+                "generated_sha256": sha256_text(answer),
                 "first_token": answer_ids[0] if answer_ids else None,
                 "n_tokens": len(answer_ids),
                 "parsed": parse_label(answer, cond.fmt.choices),
@@ -160,7 +160,7 @@ def audit_condition(
         context = context_for(cond, [train[j] for j in demos[i]], validation[i].sentence, tokenizer)
         if cond.rule == "generation":
             answer, _ = greedy_continuation(model, encoder, context)
-            digest = hashlib.sha256(answer.encode("utf-8")).hexdigest()
+            digest = sha256_text(answer)
             if digest != stored["items"][str(i)]["generated_sha256"] and same_arithmetic:
                 problems.append(f"item {i}: the generated answer differs from the stored one (sha256 {digest[:12]})")
         else:

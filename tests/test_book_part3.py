@@ -49,3 +49,44 @@ def test_a_missing_record_names_the_command(tmp_path):
 def test_published_figures_are_the_cited_table():
     # Zhao et al. 2021, Table 1, SST-2, GPT-3 2.7B: 4-shot 59.1 +- 10.2 -> 79.9 +- 7.8.
     assert ZHAO_2021_TABLE1[4] == (59.1, 10.2, 79.9, 7.8) and ZHAO_2021_TABLE1[0][1] is None
+
+
+def test_acc_norm_divides_by_the_answers_length_and_equals_acc_for_equal_lengths():
+    from evalcore.book.part3 import acc_norm_outcomes
+
+    # "ab" (2 chars) vs "abcd" (4 chars): -3 vs -5 -> acc picks "ab"; per char -1.5 vs -1.25 -> "abcd".
+    rec = {
+        "item_ids": [1],
+        "labels": {"1": 1},
+        "conditions": {
+            "unequal": {"protocol": {"prompt": {"choices": ["ab", "abcd"]}}, "items": {"1": {"loglik": [-3.0, -5.0]}}},
+            "equal": {"protocol": {"prompt": {"choices": ["no", "ok"]}}, "items": {"1": {"loglik": [-3.0, -5.0]}}},
+        },
+    }
+    assert outcomes(rec, "unequal") == [0] and acc_norm_outcomes(rec, "unequal") == [1]
+    assert acc_norm_outcomes(rec, "equal") == outcomes(rec, "equal") == [0]
+
+
+def test_calibrated_outcomes_use_the_stored_content_free_scores():
+    import math
+
+    from evalcore.book.part3 import calibrated_outcomes
+
+    log = math.log
+    rec = {
+        "item_ids": [1, 2],
+        "labels": {"1": 0, "2": 1},
+        "conditions": {
+            "k=0": {
+                # The content-free inputs lean 3:1 to "positive"; item 1 at 2:1 is below that, item 2 at 9:1 above.
+                "content_free": {"N/A": [log(0.25), log(0.75)], "": [log(0.25), log(0.75)]},
+                "items": {"1": {"loglik": [log(1 / 3), log(2 / 3)]}, "2": {"loglik": [log(0.1), log(0.9)]}},
+            }
+        },
+    }
+    assert outcomes(rec, "k=0") == [0, 1]
+    correct, prior = calibrated_outcomes(rec, "k=0")
+    assert correct == [1, 1] and prior == pytest.approx([0.25, 0.75])
+    assert calibrated_outcomes(rec, "k=0", inputs=["N/A"])[0] == [1, 1]
+    with pytest.raises(KeyError):
+        calibrated_outcomes({**rec, "conditions": {"x": {"items": {}}}}, "x")

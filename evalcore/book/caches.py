@@ -21,7 +21,6 @@ removes what it created; evalcore itself never loads a pickle.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from evalcore.capture import captured
 from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
 from evalcore.harness import TASK, _check_version, official_task_config, task_manager
 from evalcore.resources import Row
+from evalcore.run import sha256_text
 from evalcore.scoring import argmax_first
 from evalcore.selection import check_ids
 
@@ -50,7 +50,7 @@ __all__ = [
 
 def prompt_sha256(context: str) -> str:
     """SHA-256 of a context string (UTF-8): what a record stores instead of the text."""
-    return hashlib.sha256(context.encode("utf-8")).hexdigest()
+    return sha256_text(context)
 
 
 @dataclass(frozen=True)

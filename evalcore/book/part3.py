@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalcore.calibration import calibrated_prediction, content_free_prior
 from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
+from evalcore.scoring import argmax_first
 from evalcore.stats import clopper_pearson, compare_paired
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "RESULTS",
     "ZHAO_2021_FIG2_RANGE",
     "ZHAO_2021_TABLE1",
+    "acc_norm_outcomes",
+    "calibrated_outcomes",
     "comparison_rows",
     "load_record",
     "outcomes",
@@ -74,6 +78,41 @@ def _labels(record: Mapping[str, Any]) -> dict[int, int]:
 def outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
     """Per-item correctness of one condition, in the record's item order."""
     return condition_outcomes(record["conditions"][condition], _labels(record), record["item_ids"])
+
+
+def acc_norm_outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
+    """Per-item correctness under the harness's ``acc_norm``: argmax of s_ij / len(answer in characters).
+
+    The harness computes it for every multiple-choice item (``api/task.py``, ``process_results``)
+    whether or not the task reports it; ties go to the first answer, as with ``acc``.
+    """
+    cond = record["conditions"][condition]
+    lengths = [len(choice) for choice in cond["protocol"]["prompt"]["choices"]]
+    pred = {
+        int(i): argmax_first([s / n for s, n in zip(it["loglik"], lengths, strict=True)])
+        for i, it in cond["items"].items()
+    }
+    labels = _labels(record)
+    return [int(pred[i] == labels[i]) for i in record["item_ids"]]
+
+
+def calibrated_outcomes(
+    record: Mapping[str, Any], condition: str, inputs: Sequence[str] | None = None
+) -> tuple[list[int], list[float]]:
+    """Per-item correctness after contextual calibration, and the prior p_cf it used.
+
+    Args:
+        inputs: which stored content-free inputs to average (default: all of them).
+
+    Raises:
+        KeyError: the condition stored no content-free scores (it is not zero-shot or a fixed set).
+    """
+    cond = record["conditions"][condition]
+    scores = cond["content_free"]
+    prior = content_free_prior({x: scores[x] for x in (inputs or list(scores))})
+    pred = {int(i): calibrated_prediction(it["loglik"], prior) for i, it in cond["items"].items()}
+    labels = _labels(record)
+    return [int(pred[i] == labels[i]) for i in record["item_ids"]], prior
 
 
 def positive_rate(record: Mapping[str, Any], condition: str) -> float:
