@@ -2,9 +2,10 @@
 
 Explained in the notebook *Running the official harness* and *The doc_id bug*.
 
-- **Level 1, stored scores** (the record alone): record self-digest and fingerprint;
-  every logged ``doc_id`` against the idx of the logged document's content; labels and
-  targets; every s_ij, official vs independent; predictions and accuracy re-aggregated.
+- **Level 1, stored scores** (the record alone): the protocol fingerprint (the record's
+  self-digest is checked earlier, by :func:`evalcore.records.read_record`); every logged
+  ``doc_id`` against the idx of the logged document's content; labels and targets; every
+  s_ij, official vs independent; predictions and accuracy re-aggregated.
 - **Level 2, prompts** (data and tokenizer): request strings rebuilt from the verified
   rows and hashed like the harness; candidate boundaries and token ids re-encoded.
 - **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared,
