@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from evalcore.capture import captured
+from evalcore._capture import captured
 from evalcore.models import load_model
 from evalcore.prefix import score_requests_full, score_requests_shared
 from evalcore.resources import load_split

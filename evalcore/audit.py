@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalcore.errors import IdentityError, InvalidInputError
 from evalcore.fingerprint import protocol_fingerprint
 from evalcore.numerics import (
     ABS_TOL,
@@ -35,10 +36,6 @@ from evalcore.numerics import (
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
 __all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity", "stored_scores"]
-
-
-class IdentityError(AssertionError):
-    """A logged ``doc_id`` names a different item than the document logged with it."""
 
 
 def check_identity(record: dict[str, Any]) -> int:
@@ -121,7 +118,7 @@ def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[i
         scorer: ``"independent"`` or ``"official"``; items that scorer did not score are left out.
     """
     if scorer not in ("independent", "official"):
-        raise ValueError(f"scorer must be 'independent' or 'official', got {scorer!r}")
+        raise InvalidInputError(f"scorer must be 'independent' or 'official', got {scorer!r}")
     return {it["item_id"]: _scores(it[scorer]) for it in record["items"] if it[scorer] is not None}
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalcore.errors import InvalidInputError
 from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair, requests_for
 from evalcore.selection import check_ids
@@ -53,9 +54,9 @@ def score_rows_batched(
     import torch.nn.functional as F
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        raise InvalidInputError(f"batch_size must be a positive int, got {batch_size!r}")
     if split not in ("train", "validation"):
-        raise ValueError(f"unknown split {split!r}")
+        raise InvalidInputError(f"unknown split {split!r}")
     if split == "validation":
         check_ids([r.idx for r in rows], unseal=unseal)
     encoded: list[list[Candidate]] = [

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalcore.errors import InvalidInputError
 from evalcore.scoring import argmax_first
 
 __all__ = ["CONTENT_FREE", "answer_probabilities", "calibrated_prediction", "content_free_prior"]
@@ -30,12 +31,12 @@ def answer_probabilities(loglik: Sequence[float]) -> list[float]:
         ValueError: no scores, or a score that is NaN or +inf.
     """
     if not loglik:
-        raise ValueError("no scores")
+        raise InvalidInputError("no scores")
     if any(math.isnan(s) or s == math.inf for s in loglik):
-        raise ValueError(f"scores must be finite or -inf, got {list(loglik)!r}")
+        raise InvalidInputError(f"scores must be finite or -inf, got {list(loglik)!r}")
     top = max(loglik)
     if top == -math.inf:
-        raise ValueError("every answer has probability zero")
+        raise InvalidInputError("every answer has probability zero")
     weights = [math.exp(s - top) for s in loglik]
     total = sum(weights)
     return [w / total for w in weights]
@@ -48,10 +49,10 @@ def content_free_prior(scores: Mapping[str, Sequence[float]]) -> list[float]:
         ValueError: no inputs, or inputs with different numbers of answers.
     """
     if not scores:
-        raise ValueError("no content-free scores")
+        raise InvalidInputError("no content-free scores")
     probs = [answer_probabilities(s) for s in scores.values()]
     if len({len(p) for p in probs}) != 1:
-        raise ValueError("content-free inputs must score the same answers")
+        raise InvalidInputError("content-free inputs must score the same answers")
     return [sum(p[j] for p in probs) / len(probs) for j in range(len(probs[0]))]
 
 
@@ -63,7 +64,7 @@ def calibrated_prediction(loglik: Sequence[float], prior: Sequence[float]) -> in
     """
     p = answer_probabilities(loglik)
     if len(prior) != len(p) or any(not (0 < q < math.inf) for q in prior):
-        raise ValueError(f"prior must be {len(p)} positive probabilities, got {list(prior)!r}")
+        raise InvalidInputError(f"prior must be {len(p)} positive probabilities, got {list(prior)!r}")
     return argmax_first([pj / qj for pj, qj in zip(p, prior, strict=True)])
 
 

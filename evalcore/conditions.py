@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.fewshot import (
     FEWSHOT_DELIMITER,
     HARNESS_FEWSHOT_SEED,
@@ -60,9 +61,9 @@ class PromptFormat:
 
     def __post_init__(self) -> None:
         if self.template.count(SENTENCE) != 1:
-            raise ValueError(f"template must contain {SENTENCE} exactly once, got {self.template!r}")
+            raise InvalidInputError(f"template must contain {SENTENCE} exactly once, got {self.template!r}")
         if len(self.choices) != 2 or len({c.strip().lower() for c in self.choices}) != 2 or not all(self.choices):
-            raise ValueError(
+            raise InvalidInputError(
                 f"need two non-empty choices (negative, positive), distinct ignoring case, got {self.choices!r}"
             )
 
@@ -104,21 +105,23 @@ class Condition:
 
     def __post_init__(self) -> None:
         if self.sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {SAMPLERS}, got {self.sampler!r}")
+            raise InvalidInputError(f"sampler must be one of {SAMPLERS}, got {self.sampler!r}")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 0:
-            raise ValueError(f"k must be an int >= 0, got {self.k!r}")
+            raise InvalidInputError(f"k must be an int >= 0, got {self.k!r}")
         if (self.k == 0) != (self.sampler == "none"):
-            raise ValueError(f"k={self.k} with sampler {self.sampler!r}: zero shots need 'none', shots need a sampler")
+            raise InvalidInputError(
+                f"k={self.k} with sampler {self.sampler!r}: zero shots need 'none', shots need a sampler"
+            )
         if self.sampler == "fixed" and len(self.demo_set) != self.k:
-            raise ValueError(f"a fixed demo set of {len(self.demo_set)} ids for k={self.k}")
+            raise InvalidInputError(f"a fixed demo set of {len(self.demo_set)} ids for k={self.k}")
         if len(set(self.demo_set)) != len(self.demo_set):
-            raise ValueError(f"a demo set repeats an id: {self.demo_set!r}")
+            raise InvalidInputError(f"a demo set repeats an id: {self.demo_set!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TypeError(f"seed must be an int, got {self.seed!r}")
+            raise InvalidTypeError(f"seed must be an int, got {self.seed!r}")
         if self.sampler != "fixed" and self.demo_set:
-            raise ValueError(f"demo_set is only for the fixed sampler, not {self.sampler!r}")
+            raise InvalidInputError(f"demo_set is only for the fixed sampler, not {self.sampler!r}")
         if self.rule not in RULES:
-            raise ValueError(f"rule must be one of {RULES}, got {self.rule!r}")
+            raise InvalidInputError(f"rule must be one of {RULES}, got {self.rule!r}")
 
     def sampler_description(self) -> str | None:
         """The protocol's ``fewshot_sampler`` field."""
@@ -140,7 +143,7 @@ def demos_for(
     if cond.sampler == "fixed":
         for j in cond.demo_set:
             if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < len(train):
-                raise ValueError(f"demo id {j!r} is not a train idx (0..{len(train) - 1})")
+                raise InvalidInputError(f"demo id {j!r} is not a train idx (0..{len(train) - 1})")
         return {i: tuple(cond.demo_set) for i in ids}
     if cond.sampler == "harness":
         return harness_demo_ids(ids, cond.k, train, validation, seed=cond.seed, unseal=unseal)
@@ -161,7 +164,7 @@ def context_for(cond: Condition, demos: Sequence[Row], sentence: str, tokenizer:
     ) + fmt.render(sentence)
     if cond.chat:
         if tokenizer is None:
-            raise ValueError("a chat-template condition needs the tokenizer")
+            raise InvalidInputError("a chat-template condition needs the tokenizer")
         return _chat_wrap(tokenizer, text)
     return text
 
@@ -169,7 +172,7 @@ def context_for(cond: Condition, demos: Sequence[Row], sentence: str, tokenizer:
 def _chat_template_sha(tokenizer: Any) -> str:
     template = getattr(tokenizer, "chat_template", None)
     if not template:
-        raise ValueError("this tokenizer has no chat template")
+        raise InvalidInputError("this tokenizer has no chat template")
     from evalcore.run import sha256_text
 
     return sha256_text(template)

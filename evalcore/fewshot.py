@@ -21,6 +21,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.fingerprint import canonical_json
 from evalcore.resources import Row
 from evalcore.scoring import CHOICES, TARGET_DELIMITER, doc_to_text
@@ -45,7 +46,7 @@ FEWSHOT_DELIMITER = "\n\n"
 
 def _check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise ValueError(f"k (the number of demos) must be an int >= 0, got {k!r}")
+        raise InvalidInputError(f"k (the number of demos) must be an int >= 0, got {k!r}")
     return k
 
 
@@ -79,7 +80,7 @@ def harness_demo_ids(
     if k == 0:
         return {i: () for i in ids}
     if len(pool) <= k:
-        raise ValueError(f"a pool of {len(pool)} rows cannot give {k + 1} distinct draws")
+        raise InvalidInputError(f"a pool of {len(pool)} rows cannot give {k + 1} distinct draws")
     rnd = random.Random(seed)
     demos = {}
     for item_id in sorted(ids):  # evaluation order: dataset order of the requested items
@@ -100,7 +101,7 @@ def item_keyed_demo_ids(item_id: int, k: int, pool_size: int, *, seed: int = HAR
     check_ids([item_id], unseal=True)  # type and range only: choosing demos scores nothing
     k = _check_k(k)
     if pool_size <= k:
-        raise ValueError(f"a pool of {pool_size} rows cannot give {k} distinct demos")
+        raise InvalidInputError(f"a pool of {pool_size} rows cannot give {k} distinct demos")
     return tuple(random.Random(f"{seed}:{item_id}").sample(range(pool_size), k))
 
 
@@ -112,10 +113,12 @@ def demos_digest(demos: Mapping[int, Sequence[int]]) -> str:
     """
     body = {}
     for item, ids in demos.items():
-        if isinstance(item, bool) or not isinstance(item, int) or any(
-            isinstance(j, bool) or not isinstance(j, int) for j in ids
+        if (
+            isinstance(item, bool)
+            or not isinstance(item, int)
+            or any(isinstance(j, bool) or not isinstance(j, int) for j in ids)
         ):
-            raise TypeError(f"demo ids must be ints keyed by an int item id, got {item!r}: {list(ids)!r}")
+            raise InvalidTypeError(f"demo ids must be ints keyed by an int item id, got {item!r}: {list(ids)!r}")
         body[str(item)] = list(ids)
     return hashlib.sha256(canonical_json(body)).hexdigest()
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
 __all__ = ["MAX_DEPTH", "MISSING", "ProtocolDifference", "canonical_json", "diff_protocols", "protocol_fingerprint"]
 
 
@@ -33,25 +35,25 @@ def _plain(obj: Any, path: str, active: set[int]) -> Any:
         return int(obj)
     if isinstance(obj, float):
         if not math.isfinite(obj):
-            raise ValueError(f"{where}: non-finite float {obj!r} has no JSON encoding")
+            raise InvalidInputError(f"{where}: non-finite float {obj!r} has no JSON encoding")
         return float(obj)
     if isinstance(obj, str):
         try:
             obj.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise ValueError(f"{where}: string is not valid Unicode ({exc.reason})") from None
+            raise InvalidInputError(f"{where}: string is not valid Unicode ({exc.reason})") from None
         return str(obj)
     if isinstance(obj, (Mapping, list, tuple)):
         if id(obj) in active:
-            raise ValueError(f"{where}: circular reference")
+            raise InvalidInputError(f"{where}: circular reference")
         if len(active) >= MAX_DEPTH:
-            raise ValueError(f"{where}: nested deeper than {MAX_DEPTH} levels")
+            raise InvalidInputError(f"{where}: nested deeper than {MAX_DEPTH} levels")
         active.add(id(obj))
         if isinstance(obj, Mapping):
             out: Any = {}
             for key, value in obj.items():
                 if not isinstance(key, str):
-                    raise TypeError(
+                    raise InvalidTypeError(
                         f"{where}: key {key!r} is a {type(key).__name__}, not str "
                         "(JSON would turn it into a string and let two protocols collide)"
                     )
@@ -60,7 +62,7 @@ def _plain(obj: Any, path: str, active: set[int]) -> Any:
             out = [_plain(value, f"{path}[{i}]", active) for i, value in enumerate(obj)]
         active.discard(id(obj))
         return out
-    raise TypeError(f"{where}: {type(obj).__name__} value {obj!r} is not JSON data")
+    raise InvalidTypeError(f"{where}: {type(obj).__name__} value {obj!r} is not JSON data")
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -93,7 +95,7 @@ def _as_mapping(protocol: Any, name: str) -> Mapping[str, Any]:
     if callable(to_dict) and not isinstance(protocol, Mapping):
         protocol = to_dict()
     if not isinstance(protocol, Mapping):
-        raise TypeError(f"{name} must be a dict, got {type(protocol).__name__}: {protocol!r}")
+        raise InvalidTypeError(f"{name} must be a dict, got {type(protocol).__name__}: {protocol!r}")
     return protocol
 
 
@@ -109,7 +111,7 @@ def protocol_fingerprint(protocol: Any) -> str:
     """
     protocol = _as_mapping(protocol, "protocol")
     if not protocol:
-        raise ValueError("protocol is empty: an empty protocol identifies nothing")
+        raise InvalidInputError("protocol is empty: an empty protocol identifies nothing")
     return hashlib.sha256(canonical_json(protocol)).hexdigest()
 
 

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
 __all__ = ["MAX_NEW_TOKENS", "greedy_continuation", "parse_label"]
 
 MAX_NEW_TOKENS = 8
@@ -30,7 +32,7 @@ def parse_label(text: str, choices: Sequence[str]) -> int | None:
         TypeError: ``text`` is not a string.
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
+        raise InvalidTypeError(f"text must be str, got {type(text).__name__}")
     answers = {c.strip().lower(): j for j, c in enumerate(choices)}
     for match in _WORD.finditer(text):
         label = answers.get(match.group(0).lower())
@@ -56,7 +58,7 @@ def greedy_continuation(
     import torch
 
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+        raise InvalidInputError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
     ids = list(tokenizer.encode(context))
     decoder = getattr(tokenizer, "tokenizer", tokenizer)
     with torch.inference_mode():

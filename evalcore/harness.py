@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalcore.capture import captured
+from evalcore._capture import captured
+from evalcore.errors import HarnessMismatchError
 from evalcore.models import DEFAULT_MODEL, locate_model
 from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH
@@ -70,7 +71,7 @@ def _check_version() -> None:
 
     installed = version("lm_eval")
     if installed != HARNESS_VERSION:
-        raise RuntimeError(f"lm-eval {installed} is installed; this book pins {HARNESS_VERSION}")
+        raise HarnessMismatchError(f"lm-eval {installed} is installed; this book pins {HARNESS_VERSION}")
 
 
 @functools.lru_cache(maxsize=1)

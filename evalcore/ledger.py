@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
 __all__ = ["MERGE_POLICIES", "STATUSES", "merge_attempts", "score_run"]
 
 STATUSES = ("passed", "failed", "error")
@@ -32,23 +34,27 @@ Policy = Literal["first_attempt", "retry_errors", "last_attempt", "best_of_n"]
 
 def _check_record(record: object, position: int, what: str) -> tuple[str, str]:
     if not isinstance(record, Mapping):
-        raise TypeError(f"{what} {position}: must be a mapping with 'id' and 'status', got {type(record).__name__}")
+        raise InvalidTypeError(
+            f"{what} {position}: must be a mapping with 'id' and 'status', got {type(record).__name__}"
+        )
     for key in ("id", "status"):
         if key not in record:
-            raise ValueError(f"{what} {position}: missing {key!r} in {dict(record)!r}")
+            raise InvalidInputError(f"{what} {position}: missing {key!r} in {dict(record)!r}")
     item_id, status = record["id"], record["status"]
     if not isinstance(item_id, str) or not item_id.strip():
-        raise ValueError(f"{what} {position}: id must be a non-empty string, got {item_id!r}")
+        raise InvalidInputError(f"{what} {position}: id must be a non-empty string, got {item_id!r}")
     if status not in STATUSES:
-        raise ValueError(f"{what} {position} (id {item_id!r}): unknown status {status!r}; expected one of {STATUSES}")
+        raise InvalidInputError(
+            f"{what} {position} (id {item_id!r}): unknown status {status!r}; expected one of {STATUSES}"
+        )
     return item_id, status
 
 
 def _check_list(records: object, what: str) -> Sequence:
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Sequence):
-        raise TypeError(f"{what}s must be a list, got {type(records).__name__}")
+        raise InvalidTypeError(f"{what}s must be a list, got {type(records).__name__}")
     if not records:
-        raise ValueError(f"no {what}s: an empty run has no accuracy")
+        raise InvalidInputError(f"no {what}s: an empty run has no accuracy")
     return records
 
 
@@ -74,7 +80,7 @@ def score_run(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for position, record in enumerate(records):
         item_id, status = _check_record(record, position, "record")
         if item_id in seen:
-            raise ValueError(
+            raise InvalidInputError(
                 f"record {position}: id {item_id!r} appears twice; a ledger holds one terminal state per item"
             )
         seen.add(item_id)
@@ -126,25 +132,25 @@ def merge_attempts(attempts: Sequence[Mapping[str, Any]], *, policy: Policy) -> 
             number below 1, repeated for an id, or with a gap.
     """
     if policy not in MERGE_POLICIES:
-        raise ValueError(f"unknown merge policy {policy!r}; expected one of {sorted(MERGE_POLICIES)}")
+        raise InvalidInputError(f"unknown merge policy {policy!r}; expected one of {sorted(MERGE_POLICIES)}")
     _check_list(attempts, "attempt")
     by_id: dict[str, dict[int, str]] = {}
     for position, record in enumerate(attempts):
         item_id, status = _check_record(record, position, "attempt")
         number = record.get("attempt")
         if isinstance(number, bool) or not isinstance(number, int):
-            raise TypeError(f"attempt {position} (id {item_id!r}): 'attempt' must be an int, got {number!r}")
+            raise InvalidTypeError(f"attempt {position} (id {item_id!r}): 'attempt' must be an int, got {number!r}")
         if number < 1:
-            raise ValueError(f"attempt {position} (id {item_id!r}): attempt number must be >= 1, got {number}")
+            raise InvalidInputError(f"attempt {position} (id {item_id!r}): attempt number must be >= 1, got {number}")
         numbers = by_id.setdefault(item_id, {})
         if number in numbers:
-            raise ValueError(f"attempt {position}: id {item_id!r} has attempt {number} twice")
+            raise InvalidInputError(f"attempt {position}: id {item_id!r} has attempt {number} twice")
         numbers[number] = status
     merged = []
     for item_id in sorted(by_id):
         numbers = by_id[item_id]
         if sorted(numbers) != list(range(1, len(numbers) + 1)):
-            raise ValueError(f"id {item_id!r}: attempt numbers {sorted(numbers)} are not 1..{len(numbers)}")
+            raise InvalidInputError(f"id {item_id!r}: attempt numbers {sorted(numbers)} are not 1..{len(numbers)}")
         statuses = [numbers[k] for k in sorted(numbers)]
         chosen = _decide(statuses, policy)
         merged.append(

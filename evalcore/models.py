@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.resources import hub_download, sha256_file
 
 __all__ = [
@@ -40,10 +41,6 @@ __all__ = [
 
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 """The registry name of the offline default model."""
-
-
-class ModelUnavailableError(RuntimeError):
-    """The model file is missing or is not the pinned file."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +94,7 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
         HubUnavailableError: a Hub model was asked for and the Hub cannot be reached.
     """
     if name not in MODELS:
-        raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+        raise InvalidInputError(f"unknown model {name!r}; known: {sorted(MODELS)}")
     return locate_resource(MODELS[name])
 
 
@@ -136,7 +133,7 @@ def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
 
     directory, gguf_file, _ = locate_model(name)
     if gguf_file is None:
-        raise ValueError(f"model {name!r} is not a GGUF file")
+        raise InvalidInputError(f"model {name!r} is not a GGUF file")
     out: dict[str, Any] = {}
     for key, fld in GGUFReader(directory / gguf_file).fields.items():
         if not fld.data:
@@ -172,7 +169,7 @@ def cache_entry(name: str = DEFAULT_MODEL) -> Path:
     """The cache directory of a GGUF model: keyed by its SHA-256 and the converting libraries."""
     res = MODELS[name]
     if res.sha256 is None:
-        raise ValueError(f"model {name!r} is not a single verified file; it has no cache entry")
+        raise InvalidInputError(f"model {name!r} is not a single verified file; it has no cache entry")
     versions = f"transformers{_version('transformers')}-torch{_version('torch')}"
     return cache_root() / f"{name}-{res.sha256[:16]}-{versions}"
 
@@ -268,7 +265,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
             that fails verification.
         HubUnavailableError: a Hub model without Hub access.
     """
-    from evalcore.capture import captured
+    from evalcore._capture import captured
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if (use_cache and gguf_file) else None

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalcore.errors import ArithmeticSettingError, InvalidInputError
+
 __all__ = [
     "ABS_TOL",
     "ARITHMETIC_ENV",
@@ -79,10 +81,6 @@ ARITHMETIC_ENV = (
 SECOND_ARITHMETIC = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT"}
 """Settings that emulate another CPU on this one: ATen's plain C++ kernels and MKL's
 portable, strictly reproducible branch. ``make test`` runs the notebooks under them."""
-
-
-class ArithmeticSettingError(RuntimeError):
-    """The arithmetic cannot be set: torch is already imported with other settings."""
 
 
 def _cpuinfo() -> dict[str, str]:
@@ -171,7 +169,7 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
     """
     for name in settings:
         if name not in ARITHMETIC_ENV:
-            raise ValueError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+            raise InvalidInputError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
     if "torch" in sys.modules:
         changed = [n for n, v in settings.items() if os.environ.get(n) != v]
         if changed:
@@ -277,15 +275,15 @@ def compare_scores(
 
     if set(reference) != set(other):
         missing = sorted(set(reference) ^ set(other))[:10]
-        raise ValueError(f"the two computations cover different items (e.g. {missing})")
+        raise InvalidInputError(f"the two computations cover different items (e.g. {missing})")
     drift = Drift(tolerance=tolerance)
     margins = []
     for item_id in sorted(reference):
         a, b = [float(x) for x in reference[item_id]], [float(x) for x in other[item_id]]
         if len(a) != len(b) or not a:
-            raise ValueError(f"item {item_id}: {len(a)} reference scores vs {len(b)} others")
+            raise InvalidInputError(f"item {item_id}: {len(a)} reference scores vs {len(b)} others")
         if any(math.isnan(x) for x in a + b):
-            raise ValueError(f"item {item_id}: a score is NaN")
+            raise InvalidInputError(f"item {item_id}: a score is NaN")
         drift.items += 1
         for j, (x, y) in enumerate(zip(a, b, strict=True)):
             d = 0.0 if x == y else abs(x - y)

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
 __all__ = ["content_overlap", "normalize_text", "split_overlap", "text_key"]
 
 _WHITESPACE = re.compile(r"\s+")
@@ -22,21 +24,21 @@ _WHITESPACE = re.compile(r"\s+")
 
 def _check_name(name: object) -> str:
     if not isinstance(name, str):
-        raise TypeError(f"split name must be str, got {type(name).__name__} {name!r}")
+        raise InvalidTypeError(f"split name must be str, got {type(name).__name__} {name!r}")
     if not name.strip():
-        raise ValueError(f"split name must be non-empty, got {name!r}")
+        raise InvalidInputError(f"split name must be non-empty, got {name!r}")
     return name
 
 
 def _check_id(split: str, position: int, item_id: object) -> str:
     if not isinstance(item_id, str):
-        raise TypeError(
+        raise InvalidTypeError(
             f"split {split!r}, position {position}: id must be str, got {type(item_id).__name__} {item_id!r}"
         )
     if not item_id.strip():
-        raise ValueError(f"split {split!r}, position {position}: id is empty ({item_id!r})")
+        raise InvalidInputError(f"split {split!r}, position {position}: id is empty ({item_id!r})")
     if item_id != item_id.strip():
-        raise ValueError(
+        raise InvalidInputError(
             f"split {split!r}, position {position}: id {item_id!r} has surrounding whitespace "
             "(it would not match the same id written without it)"
         )
@@ -45,9 +47,9 @@ def _check_id(split: str, position: int, item_id: object) -> str:
 
 def _check_splits(splits: object) -> Mapping:
     if not isinstance(splits, Mapping):
-        raise TypeError(f"splits must be a mapping of split name to items, got {type(splits).__name__}")
+        raise InvalidTypeError(f"splits must be a mapping of split name to items, got {type(splits).__name__}")
     if not splits:
-        raise ValueError("splits is empty: nothing to compare")
+        raise InvalidInputError("splits is empty: nothing to compare")
     for name in splits:
         _check_name(name)
     return splits
@@ -73,12 +75,12 @@ def split_overlap(splits: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], 
     sets: dict[str, set[str]] = {}
     for name, ids in splits.items():
         if not isinstance(ids, (list, tuple)):
-            raise TypeError(f"split {name!r}: ids must be a list or tuple, got {type(ids).__name__}")
+            raise InvalidTypeError(f"split {name!r}: ids must be a list or tuple, got {type(ids).__name__}")
         seen: set[str] = set()
         for position, item_id in enumerate(ids):
             _check_id(name, position, item_id)
             if item_id in seen:
-                raise ValueError(f"split {name!r}: id {item_id!r} is listed twice")
+                raise InvalidInputError(f"split {name!r}: id {item_id!r} is listed twice")
             seen.add(item_id)
         sets[name] = seen
     result: dict[tuple[str, str], list[str]] = {}
@@ -96,7 +98,7 @@ def normalize_text(text: str) -> str:
         TypeError: text is not a string.
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__} {text!r}")
+        raise InvalidTypeError(f"text must be str, got {type(text).__name__} {text!r}")
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
@@ -127,18 +129,18 @@ def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, 
     keyed: dict[str, dict[str, list[str]]] = {}
     for name, items in splits.items():
         if not isinstance(items, Mapping):
-            raise TypeError(f"split {name!r}: items must be a mapping of id to text, got {type(items).__name__}")
+            raise InvalidTypeError(f"split {name!r}: items must be a mapping of id to text, got {type(items).__name__}")
         by_key: dict[str, list[str]] = {}
         for position, (item_id, text) in enumerate(items.items()):
             _check_id(name, position, item_id)
             if not isinstance(text, str):
-                raise TypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
+                raise InvalidTypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
             if not normalize_text(text):
-                raise ValueError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
+                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
             try:
                 key = text_key(text)
             except UnicodeEncodeError:
-                raise ValueError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
+                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
             by_key.setdefault(key, []).append(item_id)
         keyed[name] = by_key
     result: dict[tuple[str, str], list[tuple[str, str]]] = {}

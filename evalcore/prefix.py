@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.batched import PAD_ID
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.scoring import MAX_LENGTH, Candidate, encode_pair
 
 __all__ = ["RequestScore", "score_requests_full", "score_requests_shared"]
@@ -49,11 +50,13 @@ class RequestScore:
 
 def _encode_all(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
     if isinstance(requests, (str, bytes)) or not requests:
-        raise ValueError(f"requests must be a non-empty list of (context, continuation) pairs, got {requests!r}")
+        raise InvalidInputError(f"requests must be a non-empty list of (context, continuation) pairs, got {requests!r}")
     out = []
     for position, pair in enumerate(requests):
         if not (isinstance(pair, tuple | list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
-            raise TypeError(f"request {position} must be a (context, continuation) pair of strings, got {pair!r}")
+            raise InvalidTypeError(
+                f"request {position} must be a (context, continuation) pair of strings, got {pair!r}"
+            )
         out.append(encode_pair(tokenizer, pair[0], pair[1], max_length=max_length))
     return out
 

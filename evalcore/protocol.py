@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.fingerprint import protocol_fingerprint
 
 __all__ = [
@@ -28,12 +29,12 @@ PROTOCOL_SCHEMA_VERSION = 1
 
 def _require(owner: str, name: str, value: Any, kind: type | tuple[type, ...], *, empty_ok: bool = False) -> None:
     if isinstance(value, bool) and kind is int:
-        raise TypeError(f"{owner}.{name} must be int, got bool {value!r}")
+        raise InvalidTypeError(f"{owner}.{name} must be int, got bool {value!r}")
     if not isinstance(value, kind):
         expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise TypeError(f"{owner}.{name} must be {expected}, got {type(value).__name__} {value!r}")
+        raise InvalidTypeError(f"{owner}.{name} must be {expected}, got {type(value).__name__} {value!r}")
     if isinstance(value, str) and not empty_ok and not value.strip():
-        raise ValueError(f"{owner}.{name} must be a non-empty string, got {value!r}")
+        raise InvalidInputError(f"{owner}.{name} must be a non-empty string, got {value!r}")
 
 
 def _validate(obj: Any) -> None:
@@ -95,7 +96,9 @@ class ModelSpec:
     def __post_init__(self) -> None:
         _validate(self)
         if self.revision is None and self.file_sha256 is None:
-            raise ValueError("ModelSpec needs a revision or a file_sha256: a model name alone is not an identity")
+            raise InvalidInputError(
+                "ModelSpec needs a revision or a file_sha256: a model name alone is not an identity"
+            )
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,7 @@ class EvalProtocol:
         for name, cls in _SECTIONS.items():
             value = getattr(self, name)
             if not isinstance(value, cls):
-                raise TypeError(f"EvalProtocol.{name} must be {cls.__name__}, got {type(value).__name__}")
+                raise InvalidTypeError(f"EvalProtocol.{name} must be {cls.__name__}, got {type(value).__name__}")
         _require("EvalProtocol", "version", self.version, int)
 
     def to_dict(self) -> dict[str, Any]:
@@ -237,10 +240,10 @@ class EvalProtocol:
     def from_dict(cls, data: Mapping[str, Any]) -> EvalProtocol:
         """Rebuild a protocol from :meth:`to_dict` output; unknown or missing keys raise."""
         if not isinstance(data, Mapping):
-            raise TypeError(f"protocol must be a dict, got {type(data).__name__}")
+            raise InvalidTypeError(f"protocol must be a dict, got {type(data).__name__}")
         expected = set(_SECTIONS) | {"version"}
         if set(data) != expected:
-            raise ValueError(
+            raise InvalidInputError(
                 f"protocol keys differ from the schema: missing {sorted(expected - set(data))}, "
                 f"unknown {sorted(set(data) - expected)}"
             )
@@ -248,10 +251,10 @@ class EvalProtocol:
         for name, spec_cls in _SECTIONS.items():
             section = data[name]
             if not isinstance(section, Mapping):
-                raise TypeError(f"protocol.{name} must be a dict, got {type(section).__name__}")
+                raise InvalidTypeError(f"protocol.{name} must be a dict, got {type(section).__name__}")
             names = {f.name for f in fields(spec_cls)}
             if not set(section) <= names:
-                raise ValueError(f"protocol.{name} has unknown keys {sorted(set(section) - names)}")
+                raise InvalidInputError(f"protocol.{name} has unknown keys {sorted(set(section) - names)}")
             values = {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
             kwargs[name] = spec_cls(**values)
         return cls(**kwargs)

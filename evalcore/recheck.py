@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.numerics import ABS_TOL, Drift, arithmetic, arithmetic_differences, compare_scores
 
 __all__ = ["DTYPES", "LOW_PRECISION_FACTOR", "Recheck", "draw_sample", "recheck", "tolerance_for"]
@@ -42,11 +43,11 @@ def tolerance_for(dtype: str, measured_drift: float | None = None) -> float:
             non-finite one.
     """
     if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+        raise InvalidInputError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     if dtype == "float32":
         return ABS_TOL
     if measured_drift is None or not (0 <= measured_drift < float("inf")):
-        raise ValueError(
+        raise InvalidInputError(
             f"{dtype} needs its measured cross-arithmetic drift (a finite number >= 0), got {measured_drift!r}"
         )
     return max(ABS_TOL, LOW_PRECISION_FACTOR * measured_drift)
@@ -59,11 +60,11 @@ def draw_sample(ids: Sequence[int], n: int, seed: int | None = None) -> tuple[in
         ValueError: ``n`` outside 1..len(ids).
     """
     if len(set(ids)) != len(ids):
-        raise ValueError("ids to sample from must be distinct")
+        raise InvalidInputError("ids to sample from must be distinct")
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(ids):
-        raise ValueError(f"sample size must be an int in 1..{len(ids)}, got {n!r}")
+        raise InvalidInputError(f"sample size must be an int in 1..{len(ids)}, got {n!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise TypeError(f"seed must be an int or None, got {seed!r}")
+        raise InvalidTypeError(f"seed must be an int or None, got {seed!r}")
     seed = secrets.randbelow(2**32) if seed is None else seed
     return seed, sorted(random.Random(seed).sample(list(ids), n))
 

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from evalcore.errors import InvalidInputError, RecordError
 from evalcore.fingerprint import canonical_json
 from evalcore.schema import shape_problem
 
@@ -50,10 +51,6 @@ REQUIRED = (
     "aggregate", "ledger", "timings", "peak_rss_mb", "warnings", "failures", "record_sha256",
 )  # fmt: skip
 """Top-level keys every record has."""
-
-
-class RecordError(ValueError):
-    """A run record is missing, incomplete, malformed or edited."""
 
 
 def _finite(obj: Any) -> Any:
@@ -195,13 +192,13 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise InvalidInputError(f"{name} is not JSON")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
-        raise ValueError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
+        raise InvalidInputError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
     return dict(pairs)
 
 

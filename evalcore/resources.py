@@ -18,6 +18,7 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import Any
 
+from evalcore.errors import DataIntegrityError, HubUnavailableError, InvalidInputError
 from evalcore.fingerprint import canonical_json
 
 __all__ = [
@@ -46,14 +47,6 @@ DATA_REVISION = "bcdcba79d07bc864c1c254ccfcedcce55bcc9a8c"
 
 SPLITS = {"train": "train.tsv", "validation": "dev.tsv"}
 """Split name (as the harness names it) -> GLUE file name."""
-
-
-class DataIntegrityError(ValueError):
-    """The data on disk are not the rows this book was written against."""
-
-
-class HubUnavailableError(RuntimeError):
-    """A Hub resource was asked for and the Hub cannot be reached."""
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
@@ -221,12 +214,12 @@ def load_split(split: str, *, source: str = "local") -> list[Row]:
         HubUnavailableError: ``source="hub"`` without Hub access.
     """
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; expected one of {sorted(SPLITS)}")
+        raise InvalidInputError(f"unknown split {split!r}; expected one of {sorted(SPLITS)}")
     if source == "local":
         rows = _read_tsv(data_dir() / SPLITS[split])
     elif source == "hub":
         rows = _read_hub(split)
     else:
-        raise ValueError(f"unknown data source {source!r}; expected 'local' or 'hub'")
+        raise InvalidInputError(f"unknown data source {source!r}; expected 'local' or 'hub'")
     verify_rows(split, rows)
     return rows

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from evalcore.errors import CacheKeyMismatchError, InvalidInputError
 from evalcore.fingerprint import canonical_json
 from evalcore.records import write_json_atomic
 
@@ -32,10 +33,6 @@ __all__ = ["SCORER_VERSION", "CacheKey", "CacheKeyMismatchError", "ScoreCache"]
 
 SCORER_VERSION = "evalcore.scoring/1"
 """Version of the independent scorer's maths; a cache entry from another version never matches."""
-
-
-class CacheKeyMismatchError(ValueError):
-    """A cache entry's stored key differs from the key it was looked up by."""
 
 
 def _sha(text: str) -> str:
@@ -67,10 +64,10 @@ class CacheKey:
         contexts = {ctx for ctx, _ in requests}
         if len(contexts) != 1:
             hashes = sorted(_sha(c)[:12] for c in contexts)
-            raise ValueError(f"one item's requests share one context; got {len(contexts)} (sha256 {hashes})")
+            raise InvalidInputError(f"one item's requests share one context; got {len(contexts)} (sha256 {hashes})")
         for name, value in (("model_sha256", model_sha256), ("dtype", dtype), ("tokenizer", tokenizer)):
             if not isinstance(value, str) or not value:
-                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+                raise InvalidInputError(f"{name} must be a non-empty string, got {value!r}")
         return cls(_sha(contexts.pop()), tuple(_sha(c) for _, c in requests), model_sha256, dtype, tokenizer)
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,10 +105,10 @@ class ScoreCache:
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ValueError(f"cache entry {path.name} is unreadable: {exc}") from None
+            raise InvalidInputError(f"cache entry {path.name} is unreadable: {exc}") from None
         if not isinstance(entry, dict) or set(entry) != {"key", "loglik"}:
             found = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
-            raise ValueError(f"cache entry {path.name} is not a score-cache entry (found {found})")
+            raise InvalidInputError(f"cache entry {path.name} is not a score-cache entry (found {found})")
         if entry["key"] != key.to_dict():
             stored = entry["key"] if isinstance(entry["key"], dict) else {}
             differs = sorted(f.name for f in fields(CacheKey) if stored.get(f.name) != key.to_dict()[f.name])
@@ -122,7 +119,7 @@ class ScoreCache:
             or len(scores) != len(key.continuations_sha256)
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
         ):
-            raise ValueError(f"cache entry {path.name} does not hold one number per candidate: {scores!r}")
+            raise InvalidInputError(f"cache entry {path.name} does not hold one number per candidate: {scores!r}")
         return [float(x) for x in scores]
 
     def put(self, key: CacheKey, loglik: list[float]) -> Path:
@@ -132,5 +129,5 @@ class ScoreCache:
             ValueError: not one finite number per candidate.
         """
         if len(loglik) != len(key.continuations_sha256) or not all(math.isfinite(float(x)) for x in loglik):
-            raise ValueError(f"need {len(key.continuations_sha256)} finite scores, got {loglik!r}")
+            raise InvalidInputError(f"need {len(key.continuations_sha256)} finite scores, got {loglik!r}")
         return write_json_atomic(self._path(key), {"key": key.to_dict(), "loglik": [float(x) for x in loglik]})

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import BoundaryError, InvalidInputError, InvalidTypeError, PromptTooLongError
 from evalcore.resources import Row
 from evalcore.selection import check_ids
 
@@ -50,18 +51,10 @@ MAX_LENGTH = 512
 """Longest input (in tokens) fed to the model; longer requests are refused, never truncated."""
 
 
-class BoundaryError(ValueError):
-    """The context's tokens are not a prefix of the whole request's tokens."""
-
-
-class PromptTooLongError(ValueError):
-    """A request needs more than :data:`MAX_LENGTH` input tokens."""
-
-
 def doc_to_text(sentence: str) -> str:
     """The context string for one item: the sentence, then the question."""
     if not isinstance(sentence, str):
-        raise TypeError(f"sentence must be str, got {type(sentence).__name__}")
+        raise InvalidTypeError(f"sentence must be str, got {type(sentence).__name__}")
     return sentence + QUESTION
 
 
@@ -144,7 +137,7 @@ class WithoutSpecialTokens:
 def argmax_first(values: Sequence[float]) -> int:
     """Index of the largest value; ties go to the first, as ``numpy.argmax`` does."""
     if not values:
-        raise ValueError("argmax of an empty sequence")
+        raise InvalidInputError("argmax of an empty sequence")
     best = 0
     for j, value in enumerate(values):
         if value > values[best]:
@@ -252,7 +245,7 @@ def _row(rows: Sequence[Row], item_id: int) -> Row:
     """The row with idx ``item_id``; refuses a split that is not in idx order."""
     row = rows[item_id]
     if row.idx != item_id:
-        raise ValueError(f"rows[{item_id}] has idx {row.idx}: pass the verified split in idx order")
+        raise InvalidInputError(f"rows[{item_id}] has idx {row.idx}: pass the verified split in idx order")
     return row
 
 

@@ -18,6 +18,8 @@ from functools import cache
 from importlib import resources as importlib_resources
 from typing import Any
 
+from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
+
 __all__ = [
     "CONFIRM_SIZE",
     "DEV_SIZE",
@@ -42,10 +44,6 @@ DEV_SIZE = 64
 
 CONFIRM_SIZE = 128
 """Number of confirm items: the next of the hash order, sealed."""
-
-
-class SealedItemError(PermissionError):
-    """A confirm item was about to be scored without an explicit unseal."""
 
 
 def hash_order(n: int = VALIDATION_SIZE, salt: str = SALT) -> list[int]:
@@ -88,15 +86,17 @@ def check_ids(ids: Iterable[object], *, unseal: bool = False) -> list[int]:
     out: list[int] = []
     for position, item_id in enumerate(ids):
         if isinstance(item_id, bool) or not isinstance(item_id, int):
-            raise TypeError(f"item id at position {position} must be an int, got {type(item_id).__name__} {item_id!r}")
+            raise InvalidTypeError(
+                f"item id at position {position} must be an int, got {type(item_id).__name__} {item_id!r}"
+            )
         if not 0 <= item_id < VALIDATION_SIZE:
-            raise ValueError(f"item id {item_id} is outside 0..{VALIDATION_SIZE - 1}")
+            raise InvalidInputError(f"item id {item_id} is outside 0..{VALIDATION_SIZE - 1}")
         out.append(item_id)
     if not out:
-        raise ValueError("no item ids: an empty selection scores nothing (the harness would score everything)")
+        raise InvalidInputError("no item ids: an empty selection scores nothing (the harness would score everything)")
     if len(set(out)) != len(out):
         dup = next(i for i in out if out.count(i) > 1)
-        raise ValueError(f"item id {dup} is listed twice")
+        raise InvalidInputError(f"item id {dup} is listed twice")
     if not unseal:
         sealed = sorted(set(out) & set(confirm_ids()))
         if sealed:

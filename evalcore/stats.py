@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
 __all__ = [
     "McNemar",
     "PairedComparison",
@@ -43,24 +45,24 @@ __all__ = [
 def _check_count(k: int, n: int) -> None:
     for name, value in (("k", k), ("n", n)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+            raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if n < 1 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+        raise InvalidInputError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
 
 
 def _check_confidence(confidence: float) -> None:
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+        raise InvalidInputError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
 
 
 def _outcomes(values: Sequence[int | bool], name: str) -> list[int]:
     out = []
     for i, v in enumerate(values):
         if v not in (0, 1) or isinstance(v, float):
-            raise ValueError(f"{name}[{i}] must be 0/1 (or a bool), got {v!r}")
+            raise InvalidInputError(f"{name}[{i}] must be 0/1 (or a bool), got {v!r}")
         out.append(int(v))
     if not out:
-        raise ValueError(f"{name} is empty")
+        raise InvalidInputError(f"{name} is empty")
     return out
 
 
@@ -144,7 +146,7 @@ def mcnemar_exact(a: Sequence[int | bool], b: Sequence[int | bool]) -> McNemar:
     """
     xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
     if len(xa) != len(xb):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
     only_a = sum(x > y for x, y in zip(xa, xb, strict=True))
     only_b = sum(y > x for x, y in zip(xa, xb, strict=True))
     n = only_a + only_b
@@ -156,7 +158,7 @@ def mean_stderr(values: Sequence[float]) -> float:
     """lm-eval's ``acc_stderr``: the sample standard deviation (n - 1) over sqrt(n)."""
     xs = [float(v) for v in values]
     if len(xs) < 2:
-        raise ValueError(f"a standard error needs at least 2 values, got {len(xs)}")
+        raise InvalidInputError(f"a standard error needs at least 2 values, got {len(xs)}")
     mu = sum(xs) / len(xs)
     return math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1)) / math.sqrt(len(xs))
 
@@ -169,7 +171,7 @@ def paired_stderr(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
     """
     xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
     if len(xa) != len(xb):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
     return mean_stderr([x - y for x, y in zip(xa, xb, strict=True)])
 
 
@@ -188,10 +190,10 @@ def paired_bootstrap_ci(
     """
     xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
     if len(xa) != len(xb):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
     _check_confidence(confidence)
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
-        raise ValueError(f"resamples must be an int >= 100, got {resamples!r}")
+        raise InvalidInputError(f"resamples must be an int >= 100, got {resamples!r}")
     rng = random.Random(seed)
     d = [x - y for x, y in zip(xa, xb, strict=True)]
     n = len(d)
@@ -219,7 +221,7 @@ def comparator_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float
     """
     xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
     if len(xa) != len(xb):
-        raise ValueError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
+        raise InvalidInputError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
     se = unpaired_stderr(xa, xb)
     if se == 0:
         return 1.0

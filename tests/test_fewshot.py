@@ -83,7 +83,7 @@ def test_fewshot_scores_equal_the_harness_loglikelihood(train, validation, model
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    from evalcore.capture import captured
+    from evalcore._capture import captured
     from evalcore.numerics import compare_scores
     from evalcore.scoring import requests_for, score_item
 

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from evalcore.audit import AuditReport, audit_record
+from evalcore.errors import EvalcoreError
 from evalcore.fingerprint import MAX_DEPTH, canonical_json, protocol_fingerprint
 from evalcore.ledger import STATUSES, merge_attempts, score_run
 from evalcore.overlap import content_overlap, split_overlap
@@ -44,11 +45,11 @@ anything = st.recursive(
 
 
 def refusal(fn, *args, allowed=(TypeError, ValueError), **kwargs):
-    """Call ``fn``; return ``(result, None)`` or ``(None, exc)`` where exc's type is exactly one of ``allowed``."""
+    """Call ``fn``; return ``(result, None)`` or ``(None, exc)`` : exc an evalcore refusal with an ``allowed`` base."""
     try:
         result = fn(*args, **kwargs)
     except Exception as exc:
-        assert type(exc) in allowed, f"{type(exc).__name__}: {exc}"
+        assert isinstance(exc, EvalcoreError) and isinstance(exc, allowed), f"{type(exc).__name__}: {exc}"
         event(f"refused: {type(exc).__name__}")
         return None, exc
     event("answered")

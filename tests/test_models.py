@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from evalcore import models
+from evalcore.errors import InvalidInputError
 from evalcore.models import MANIFEST, ModelUnavailableError, cache_entry, load_model, locate_model, read_cache_manifest
 from evalcore.resources import sha256_file
 from evalcore.scoring import requests_for
@@ -32,7 +33,7 @@ def test_missing_model_package_refused(monkeypatch):
 
 
 def test_unknown_model_name():
-    with pytest.raises(KeyError, match="unknown model 'gpt-5'"):
+    with pytest.raises(InvalidInputError, match="unknown model 'gpt-5'"):
         locate_model("gpt-5")
 
 

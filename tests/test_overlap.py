@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalcore import content_overlap, normalize_text, split_overlap
+from evalcore.errors import InvalidInputError
 
 
 def test_seed_example_only_test_train_overlap():
@@ -105,4 +106,4 @@ def test_lone_surrogate_text_refused_with_value_error():
     # Regression: hashing a lone surrogate raised UnicodeEncodeError from deep inside text_key.
     with pytest.raises(ValueError, match=r"id 'b': text is not valid Unicode") as info:
         content_overlap({"train": {"a": "fine"}, "dev": {"b": "x\ud800"}})
-    assert type(info.value) is ValueError
+    assert type(info.value) is InvalidInputError

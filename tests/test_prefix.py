@@ -19,7 +19,7 @@ def _requests(rows, choices):
 
 @pytest.fixture(scope="module")
 def harness_lm(model_and_tokenizer):
-    from evalcore.capture import captured
+    from evalcore._capture import captured
 
     model, tokenizer = model_and_tokenizer
     with captured([]):

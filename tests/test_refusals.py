@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from evalcore.audit import audit_record
-from evalcore.badinputs import CATALOGUE, SCORE_NUDGE
+from evalcore.book.badinputs import CATALOGUE, SCORE_NUDGE
+from evalcore.book.refusals import Bench, attempt
 from evalcore.records import RECORD_NAME, RecordError, begin_record, read_record
-from evalcore.refusals import Bench, attempt
 from evalcore.run import execute_run
 
 # key -> (error the user sees, a fragment of the message). "returned" rows are answers, not refusals.

@@ -12,7 +12,7 @@ from evalcore.models import MANIFEST, ModelUnavailableError, read_cache_manifest
 from evalcore.resources import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted([*ROOT.glob("evalcore/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py")])
+SOURCES = sorted([*ROOT.glob("evalcore/**/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py")])
 UNSAFE_MODULES = {"pickle", "dill", "cloudpickle", "joblib", "marshal", "shelve", "_pickle"}
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.taskconfig import (
+from evalcore.book.taskconfig import (
     SOURCE_POINTS,
     effective_config,
     find_source,

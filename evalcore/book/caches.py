@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore.capture import captured
+from evalcore._capture import captured
 from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
 from evalcore.harness import TASK, _check_version, official_task_config, task_manager
 from evalcore.resources import Row

@@ -1,6 +1,6 @@
 """The catalogue of bad inputs the chapter *When inputs go wrong* tabulates, each fed for real.
 
-Explained in ``book/refusals.md``; the machinery is :mod:`evalcore.refusals`. Every
+Explained in ``book/refusals.md``; the machinery is :mod:`evalcore.book.refusals`. Every
 entry damages a copy (a data file, a run record, a model package) in the bench's
 scratch directory, never the original, then calls the public API or the command line
 exactly as a student would.
@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evalcore.refusals import BadInput, Bench, environment
+from evalcore.book.refusals import BadInput, Bench, environment
 
 __all__ = ["CATALOGUE", "SCORE_NUDGE"]
 

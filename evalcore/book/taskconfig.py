@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from evalcore.capture import import_quietly
+from evalcore._capture import import_quietly
+from evalcore.errors import InvalidInputError
 
 __all__ = [
     "COUNTERPARTS",
@@ -53,7 +54,7 @@ def read_task_yaml() -> dict[str, Any]:
     """The sst2 YAML as a dict (``yaml.safe_load``; the file has no custom tags)."""
     data = yaml.safe_load(task_yaml_path().read_text(encoding="utf-8"))
     if not isinstance(data, dict):
-        raise ValueError(f"{task_yaml_path()} does not hold a mapping")
+        raise InvalidInputError(f"{task_yaml_path()} does not hold a mapping")
     return data
 
 
@@ -77,7 +78,7 @@ def effective_config() -> list[ConfigField]:
     data = read_task_yaml()
     unknown = set(data) - {f.name for f in dataclasses.fields(TaskConfig)}
     if unknown:
-        raise ValueError(f"the task YAML has keys TaskConfig does not know: {sorted(unknown)}")
+        raise InvalidInputError(f"the task YAML has keys TaskConfig does not know: {sorted(unknown)}")
     out = []
     for f in dataclasses.fields(TaskConfig):
         default = f.default if f.default is not dataclasses.MISSING else None
@@ -244,14 +245,14 @@ COUNTERPARTS: dict[str, str] = {
     "one request per choice": "evalcore.scoring.requests_for",
     "argmax over log-likelihoods": "evalcore.scoring.argmax_first",
     "acc per item": "evalcore.scoring.ItemScore",
-    "default aggregation warning": "evalcore.taskconfig.metric_defaults",
+    "default aggregation warning": "evalcore.book.taskconfig.metric_defaults",
     "doc_id from the samples list": "evalcore.audit.check_identity",
     "n-samples effective size": "evalcore.audit.audit_record",
     "context/continuation split": "evalcore.scoring.encode_pair",
     "BOS left to the tokenizer": "evalcore.scoring.WithoutSpecialTokens",
     "log-softmax over the vocabulary": "evalcore.scoring.score_item",
     "sum of candidate-token log-probs": "evalcore.scoring.score_item",
-    "git describe in the working directory": "evalcore.capture.captured",
+    "git describe in the working directory": "evalcore._capture.captured",
 }
 """The evalcore name that re-implements, checks or records each rule of :data:`SOURCE_POINTS`."""
 

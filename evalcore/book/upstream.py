@@ -13,7 +13,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalcore.taskconfig import SourceRef, find_line, find_source
+from evalcore.book.taskconfig import SourceRef, find_line, find_source
+from evalcore.errors import InvalidInputError
 
 __all__ = [
     "LATEST_RELEASE",
@@ -53,7 +54,7 @@ def release_wheel_path() -> Path:
         )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != LATEST_WHEEL_SHA256:
-        raise ValueError(f"{path} has sha256 {digest}, expected {LATEST_WHEEL_SHA256}")
+        raise InvalidInputError(f"{path} has sha256 {digest}, expected {LATEST_WHEEL_SHA256}")
     return path
 
 
@@ -201,7 +202,7 @@ def pitfall_status() -> list[PitfallStatus]:
         LookupError: a block is missing from the *pinned* harness (the install is not 0.4.9.2).
         FileNotFoundError, ValueError: the release wheel is missing or not the published one.
     """
-    from evalcore.taskconfig import installed_text
+    from evalcore.book.taskconfig import installed_text
 
     rows = []
     for p in PITFALLS:

@@ -1,0 +1,140 @@
+"""One error family: every refusal evalcore makes is an :class:`EvalcoreError`.
+
+Explained in the chapter *When inputs go wrong* (``book/refusals.md``). Each class
+also keeps the builtin base a caller would expect (a wrong value is a ``ValueError``,
+an existing record a ``FileExistsError``), so ``except ValueError`` keeps working while
+``except EvalcoreError`` catches exactly what evalcore refused on purpose. A file
+system failure that evalcore did not decide (disk full, no permission) stays the
+``OSError`` the system raised.
+
+The command line maps them to exit statuses (:data:`EXIT_CODES`)::
+
+    EvalcoreError
+    ├── InvalidInputError (ValueError)        a value at the boundary is refused
+    │   ├── BoundaryError, PromptTooLongError a request the scorer cannot score as asked
+    │   ├── CacheKeyMismatchError             a cache entry stored under another key
+    │   ├── DataIntegrityError                data that are not the pinned rows
+    │   ├── NotJSONError                      protocol data with no canonical JSON
+    │   ├── RecordError                       a run record missing, unfinished, malformed, edited
+    │   │   └── SchemaVersionError            a record of another schema version
+    │   └── SealedItemError                   a confirm item without an explicit unseal
+    ├── InvalidTypeError (TypeError)          a value of the wrong type
+    ├── IdentityError (AssertionError)        a logged doc_id names another document
+    ├── RecordExistsError (FileExistsError)   a complete record would be replaced
+    │   └── RunInProgressError                a live process holds the directory's claim
+    └── UnavailableError (RuntimeError)       something needed is not here
+        ├── ArithmeticSettingError            the arithmetic can no longer be set
+        ├── HarnessMismatchError              lm-eval is not the pinned, unmodified release
+        ├── HubUnavailableError               the Hub was asked for and cannot be reached
+        └── ModelUnavailableError             the model file is missing or not the pinned one
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXIT_CODES",
+    "ArithmeticSettingError",
+    "BoundaryError",
+    "CacheKeyMismatchError",
+    "DataIntegrityError",
+    "EvalcoreError",
+    "HarnessMismatchError",
+    "HubUnavailableError",
+    "IdentityError",
+    "InvalidInputError",
+    "InvalidTypeError",
+    "ModelUnavailableError",
+    "NotJSONError",
+    "PromptTooLongError",
+    "RecordError",
+    "RecordExistsError",
+    "RunInProgressError",
+    "SchemaVersionError",
+    "SealedItemError",
+    "UnavailableError",
+]
+
+
+class EvalcoreError(Exception):
+    """Base of every error evalcore raises on purpose."""
+
+
+class InvalidInputError(EvalcoreError, ValueError):
+    """A value at evalcore's boundary is refused; the message names it."""
+
+
+class InvalidTypeError(EvalcoreError, TypeError):
+    """A value of the wrong type at evalcore's boundary; the message names it."""
+
+
+class BoundaryError(InvalidInputError):
+    """The context's tokens are not a prefix of the whole request's tokens."""
+
+
+class PromptTooLongError(InvalidInputError):
+    """A request needs more input tokens than the model's window holds."""
+
+
+class CacheKeyMismatchError(InvalidInputError):
+    """A cache entry's stored key differs from the key it was looked up by."""
+
+
+class DataIntegrityError(InvalidInputError):
+    """The data on disk are not the rows this book was written against."""
+
+
+class NotJSONError(InvalidInputError):
+    """Protocol data with no canonical JSON encoding (NaN, a number outside I-JSON's range, a lone surrogate…)."""
+
+
+class RecordError(InvalidInputError):
+    """A run record is missing, incomplete, malformed or edited."""
+
+
+class SchemaVersionError(RecordError):
+    """A run record declares another schema version than this evalcore reads."""
+
+
+class SealedItemError(InvalidInputError):
+    """A confirm item was about to be scored without an explicit unseal."""
+
+
+class IdentityError(EvalcoreError, AssertionError):
+    """A logged ``doc_id`` names a different item than the document logged with it."""
+
+
+class RecordExistsError(EvalcoreError, FileExistsError):
+    """A complete record (or a file evalcore did not write) is where a run would write."""
+
+
+class RunInProgressError(RecordExistsError):
+    """The run directory is claimed by a process that is still alive."""
+
+
+class UnavailableError(EvalcoreError, RuntimeError):
+    """Something a call needs is not available here; the message names the alternative."""
+
+
+class ArithmeticSettingError(UnavailableError):
+    """The arithmetic cannot be set: torch is already imported with other settings."""
+
+
+class HarnessMismatchError(UnavailableError):
+    """The installed lm-eval is not the pinned release, or one of its files was modified."""
+
+
+class HubUnavailableError(UnavailableError):
+    """A Hub resource was asked for and the Hub cannot be reached."""
+
+
+class ModelUnavailableError(UnavailableError):
+    """The model file is missing or is not the pinned file."""
+
+
+EXIT_CODES = {
+    0: "success",
+    1: "the check ran and found a problem (audit failed, selection differs)",
+    2: "refused: a usage error or an EvalcoreError (the message says what and why)",
+    3: "the system refused: an OSError evalcore did not decide (permission, disk full, not a directory)",
+}
+"""Exit statuses of the ``evalcore`` command."""
