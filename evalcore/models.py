@@ -14,13 +14,11 @@ import hashlib
 import importlib.util
 import json
 import logging
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalcore._modelcache import CACHE_ENV, MANIFEST, cache_root, entry_for, read_cache_manifest, write_cache
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.resources import hub_download, sha256_file
 
@@ -150,99 +148,11 @@ def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
     return out
 
 
-CACHE_ENV = "EVALBOOK_CACHE"
-"""Environment variable naming the cache directory (default ``~/.cache/evalbook``)."""
-
-UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
-"""Weight-file suffixes that may hold pickles; a cache entry holding one is refused."""
-
-MANIFEST = "evalbook-manifest.json"
-"""File in each cache entry that records its source and the SHA-256 of every file."""
-
-
-def cache_root() -> Path:
-    """Where converted models are cached."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "evalbook")
-
-
 def cache_entry(name: str = DEFAULT_MODEL) -> Path:
     """The cache directory of a GGUF model: keyed by its SHA-256 and the converting libraries."""
-    res = MODELS[name]
-    if res.sha256 is None:
-        raise InvalidInputError(f"model {name!r} is not a single verified file; it has no cache entry")
-    versions = f"transformers{_version('transformers')}-torch{_version('torch')}"
-    return cache_root() / f"{name}-{res.sha256[:16]}-{versions}"
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import version
-
-    return version(package)
-
-
-def read_cache_manifest(entry: Path) -> dict[str, Any]:
-    """Check a cache entry's files against its manifest; return the manifest.
-
-    Raises:
-        ModelUnavailableError: a file is missing or differs, or the manifest names
-            another GGUF file; the message says which and how to rebuild.
-    """
-    rebuild = "delete that directory to rebuild it"
-    try:
-        manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
-        files = dict(manifest["files"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelUnavailableError(f"model cache {entry} has an unreadable manifest ({exc}); {rebuild}") from None
-    present = {p.name for p in entry.iterdir()} - {MANIFEST}
-    unlisted = sorted(present - set(files))
-    if unlisted:
-        raise ModelUnavailableError(
-            f"model cache {entry} holds files its manifest does not list: {unlisted}; {rebuild}"
-        )
-    if not any(name.endswith(".safetensors") for name in files) or any(name.endswith(UNSAFE) for name in files):
-        raise ModelUnavailableError(f"model cache {entry} must hold safetensors weights only; {rebuild}")
-    for filename, expected in files.items():
-        path = entry / filename
-        if not path.is_file() or sha256_file(path) != expected:
-            raise ModelUnavailableError(f"model cache {entry} fails verification at {filename}; {rebuild}")
-    return manifest
-
-
-def _write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> None:
-    """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place."""
-    from transformers import AutoTokenizer
-
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        reloaded = AutoTokenizer.from_pretrained(tmp)
-        for probe in TOKENIZER_PROBES:
-            if reloaded.encode(probe) != tokenizer.encode(probe):
-                raise ModelUnavailableError(f"the saved tokenizer encodes {probe!r} differently; not caching")
-        files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
-        manifest = {"model": res.name, "gguf_sha256": res.sha256, "transformers": _version("transformers"),
-                    "torch": _version("torch"), "files": files}  # fmt: skip
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
-        try:
-            os.replace(tmp, entry)
-        except OSError:
-            if not (entry / MANIFEST).is_file():  # not a concurrent writer that got there first
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-TOKENIZER_PROBES = (
-    # written in SST-2's style (lower case, spaced punctuation), but not a review from the data set
-    "a probe 's words , split as the corpus splits them . \nQuestion: Is this sentence positive or negative?\nAnswer:",
-    " negative",
-    " positive",
-    "Answer: positive",
-    "naïve café — 任务 ✓",
-)
-"""Strings whose token ids a cached tokenizer must reproduce before the cache is written."""
+    if name not in MODELS:
+        raise InvalidInputError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+    return entry_for(MODELS[name])
 
 
 def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:
@@ -271,7 +181,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
     entry = cache_entry(name) if (use_cache and gguf_file) else None
     cached = entry is not None and (entry / MANIFEST).is_file()
     if cached:
-        manifest = read_cache_manifest(entry)
+        manifest = read_cache_manifest(entry, expect=res)
     sink: list[str] = []
     with captured(sink):
         import torch
@@ -288,8 +198,8 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
             **({} if gguf_file and not cached else {"use_safetensors": True}),
         )
         if entry is not None and not cached:
-            _write_cache(entry, model, tokenizer, res)
-            manifest = read_cache_manifest(entry)
+            write_cache(entry, model, tokenizer, res)
+            manifest = read_cache_manifest(entry, expect=res)
     model.eval()
     if entry is not None:
         digest = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()

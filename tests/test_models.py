@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import pytest
 import torch
@@ -43,7 +44,10 @@ def test_tampered_cache_entry_refused(tmp_path, monkeypatch):
     entry = cache_entry()
     entry.mkdir(parents=True)
     (entry / "model.safetensors").write_bytes(b"not the converted weights")
-    (entry / MANIFEST).write_text(json.dumps({"files": {"model.safetensors": "0" * 64}}))
+    res = models.MODELS[models.DEFAULT_MODEL]
+    identity = {"model": res.name, "gguf_sha256": res.sha256, "transformers": version("transformers"),
+                "torch": version("torch")}  # fmt: skip
+    (entry / MANIFEST).write_text(json.dumps({**identity, "files": {"model.safetensors": "0" * 64}}))
     with pytest.raises(ModelUnavailableError, match=r"fails verification at model\.safetensors; delete"):
         load_model()
 
@@ -54,10 +58,53 @@ def test_cache_key_names_the_gguf_hash_and_library_versions(tmp_path, monkeypatc
     assert name.startswith("smollm2-135m-instruct-q4_1-b179c9523d0e6a0f-transformers4.57.6-torch2.13.0")
 
 
+def _manifest_for(entry, **identity):
+    """A cache entry in ``entry`` whose files verify, and whose manifest names ``identity``."""
+    entry.mkdir(parents=True)
+    (entry / "model.safetensors").write_bytes(b"weights")
+    files = {"model.safetensors": sha256_file(entry / "model.safetensors")}
+    (entry / MANIFEST).write_text(json.dumps({**identity, "files": files}))
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("gguf_sha256", "0" * 64), ("model", "another-model"), ("transformers", "4.0.0"), ("torch", "1.0")],
+)
+def test_cache_manifest_naming_another_model_or_library_refused(tmp_path, field, value):
+    # Guards the docstring's promise: a manifest whose files verify but which was written for
+    # another GGUF file, model or converter version is refused, not loaded.
+    res = models.MODELS[models.DEFAULT_MODEL]
+    identity = {"model": res.name, "gguf_sha256": res.sha256, "transformers": version("transformers"),
+                "torch": version("torch")}  # fmt: skip
+    good = _manifest_for(tmp_path / "good", **identity)
+    assert read_cache_manifest(good, expect=res)["gguf_sha256"] == res.sha256
+    bad = _manifest_for(tmp_path / "bad", **{**identity, field: value})
+    assert read_cache_manifest(bad)["files"]  # the files alone verify
+    with pytest.raises(ModelUnavailableError, match=rf"written for {field} '{value}', not "):
+        read_cache_manifest(bad, expect=res)
+
+
+def test_load_model_checks_the_manifest_identity(tmp_path, monkeypatch):
+    # load_model passes its resource: an entry in the right place written for another GGUF file is refused.
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
+    res = models.MODELS[models.DEFAULT_MODEL]
+    identity = {"model": res.name, "gguf_sha256": "f" * 64, "transformers": version("transformers"),
+                "torch": version("torch")}  # fmt: skip
+    _manifest_for(cache_entry(), **identity)
+    with pytest.raises(ModelUnavailableError, match=r"written for gguf_sha256 'ffff"):
+        load_model()
+
+
 @pytest.mark.model
-def test_cached_and_gguf_loads_are_identical(model_and_tokenizer, validation):
-    # Guards the cache: it must change load time only, never a token id or a logit.
-    cached_model, cached_tok = model_and_tokenizer
+@pytest.mark.usefixtures("model_and_tokenizer")  # it guarantees the cache entry exists
+def test_cached_and_gguf_loads_are_identical(validation):
+    # Guards the cache: it must change load time only, never a token id or a logit. The shared
+    # fixture may have just converted the model itself, so the cached side is loaded again here
+    # and must say it came from the cache: a warm-cache load against a fresh GGUF load.
+    warm_notes: list[str] = []
+    cached_model, cached_tok = load_model(notes=warm_notes)
+    assert any(n.startswith("loaded from ") for n in warm_notes), warm_notes
     notes = []
     gguf_model, gguf_tok = load_model(use_cache=False, notes=notes)
     assert not any("cache" in n for n in notes)
