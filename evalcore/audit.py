@@ -182,7 +182,7 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
 
 
 def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str]:
-    from evalcore.run import sha256_text
+    from evalcore.pairing import sha256_text
 
     problems = []
     for item in record["items"]:

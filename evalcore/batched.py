@@ -80,7 +80,7 @@ def score_rows_batched(
                 tensor[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
             logits = model(tensor).logits
             for b, ids in enumerate(batch):
-                shapes[ids] = (1, len(ids), logits.shape[-1])
+                shapes[ids] = tuple(logits.shape)  # as measured: the whole batch's logits
                 for pos in sorted(wanted[ids]):
                     logprobs[(ids, pos)] = F.log_softmax(logits[b, pos], dim=-1)
     return [

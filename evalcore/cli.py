@@ -1,8 +1,14 @@
-"""Command line: ``python -m evalcore prepare | run | audit``.
+"""Command line: ``evalcore prepare | run | audit`` (also ``python -m evalcore``).
 
 Explained in the notebook *Running the official harness*. Every command calls the
-same functions the notebooks call. Exit status: 0 success, 1 audit failed,
-2 refused input (the message says what and why).
+same functions the notebooks call. ``run --items`` takes ``dev`` (the 64 dev items,
+the default), ``confirm`` (the 128 sealed items: refused without ``--unseal``, and an
+unsealed run says so in its record), ``validation`` (all 872, confirm items included,
+so also only with ``--unseal``) or a list of validation ids.
+
+Exit status (:data:`evalcore.errors.EXIT_CODES`): 0 success; 1 the check ran and found
+a problem; 2 refused: a usage error or any :class:`~evalcore.errors.EvalcoreError`,
+with what and why; 3 the system refused (an ``OSError``: permission, disk, path).
 """
 
 from __future__ import annotations
@@ -11,9 +17,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
 from evalcore.models import DEFAULT_MODEL, MODELS
 
-__all__ = ["main"]
+__all__ = ["ITEM_SETS", "main", "resolve_items"]
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -34,12 +41,47 @@ def _prepare(args: argparse.Namespace) -> int:
     return 0
 
 
+ITEM_SETS = ("dev", "confirm", "validation")
+"""Named item sets for ``run --items``; anything else must be validation ids."""
+
+
+def resolve_items(words: Sequence[str]) -> list[int]:
+    """The item ids ``run --items`` names: one set name, or validation ids (checked by the run itself).
+
+    Raises:
+        InvalidInputError: a set name mixed with ids, or a word that is neither.
+    """
+    from evalcore.selection import VALIDATION_SIZE, confirm_ids, dev_ids
+
+    named = [w for w in words if w in ITEM_SETS]
+    if named:
+        if len(words) != 1:
+            raise InvalidInputError(f"--items takes one set name or a list of ids, got {list(words)}")
+        return {"dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))}[named[0]]()
+    bad = [w for w in words if not w.isdigit()]
+    if bad:
+        raise InvalidInputError(f"--items: {bad} are neither {'/'.join(ITEM_SETS)} nor validation ids")
+    return [int(w) for w in words]
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    """One stderr line per tenth of a long stage (and its end); nothing for a handful of items."""
+    step = max(1, total // 10)
+    if total >= 20 and (done % step == 0 or done == total):
+        print(f"{stage}: {done}/{total} items", file=sys.stderr, flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     from evalcore.run import execute_run
 
-    out = args.out or ("runs/smoke" if args.smoke else "runs/dev64")
+    words = args.items or ["dev"]
+    ids = resolve_items(words)
+    default = {"dev": "runs/dev64"}.get(words[0], f"runs/{words[0]}") if len(words) == 1 else "runs/items"
+    out = args.out or ("runs/smoke" if args.smoke else default)
     path, record = execute_run(
         out,
+        ids=ids,
+        progress=_progress,
         smoke=args.smoke,
         sort_ids=not args.unsorted_ids,
         unseal=args.unseal,
@@ -91,7 +133,11 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evalcore", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="evalcore",
+        description=__doc__.splitlines()[0],
+        epilog="exit status: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()),
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     arith = argparse.ArgumentParser(add_help=False)
     arith.add_argument(
@@ -106,9 +152,15 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("prepare", parents=[common], help="locate and verify the model, data and selection")
-    run = sub.add_parser("run", parents=[common], help="score the dev items twice and write DIR/run.json")
+    run = sub.add_parser("run", parents=[common], help="score items twice and write DIR/run.json")
+    run.add_argument(
+        "--items",
+        nargs="+",
+        metavar="SET|ID",
+        help="dev (default), confirm, validation, or validation ids; confirm items need --unseal",
+    )
     run.add_argument("--smoke", action="store_true", help="4 items independent, 2 official")
-    run.add_argument("--out", help="output directory (default runs/dev64, or runs/smoke)")
+    run.add_argument("--out", help="output directory (default runs/<set>, runs/items for ids, runs/smoke)")
     run.add_argument("--unsorted-ids", action="store_true",
                      help="pass the ids to the harness in hash order, unsorted: reproduces the doc_id bug")  # fmt: skip
     run.add_argument("--unseal", action="store_true", help="allow sealed confirm items (recorded)")
@@ -130,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             pin_arithmetic(SECOND_ARITHMETIC)
         return handler(args)
-    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as exc:
+    except EvalcoreError as exc:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3

@@ -173,7 +173,7 @@ def _chat_template_sha(tokenizer: Any) -> str:
     template = getattr(tokenizer, "chat_template", None)
     if not template:
         raise InvalidInputError("this tokenizer has no chat template")
-    from evalcore.run import sha256_text
+    from evalcore.pairing import sha256_text
 
     return sha256_text(template)
 

@@ -18,9 +18,9 @@ from typing import Any
 from evalcore.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
 from evalcore.fewshot import demos_digest
 from evalcore.numerics import arithmetic_differences
+from evalcore.pairing import sha256_text
 from evalcore.protocol import EvalProtocol
 from evalcore.resources import Row
-from evalcore.run import sha256_text
 from evalcore.scoring import argmax_first
 
 __all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "run_condition"]

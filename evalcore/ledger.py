@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 
-__all__ = ["MERGE_POLICIES", "STATUSES", "merge_attempts", "score_run"]
+__all__ = ["MERGE_POLICIES", "STATUSES", "ledger_record", "merge_attempts", "score_run"]
 
 STATUSES = ("passed", "failed", "error")
 """The terminal states an item can end in."""
@@ -30,6 +30,26 @@ MERGE_POLICIES = {
 """Named policies for :func:`merge_attempts`, with what each means."""
 
 Policy = Literal["first_attempt", "retry_errors", "last_attempt", "best_of_n"]
+
+
+def ledger_record(item_id: int | str, correct: bool | None, error: str | None = None) -> dict[str, str]:
+    """The one way an item's outcome becomes a ledger record.
+
+    Args:
+        item_id: the item (stored as text, as every ledger id is).
+        correct: whether the scored prediction was right; ``None`` when it was never scored.
+        error: why it was never scored (required exactly when ``correct`` is ``None``).
+
+    Returns:
+        ``{"id", "status"}``, plus ``"error"`` for an item that ends in ``error``.
+    """
+    if (correct is None) != (error is not None):
+        raise InvalidInputError(f"item {item_id!r}: give a reason exactly when it was not scored (correct={correct!r})")
+    if correct is None:
+        return {"id": str(item_id), "status": "error", "error": str(error)}
+    if not isinstance(correct, bool):
+        raise InvalidTypeError(f"item {item_id!r}: correct must be a bool, got {correct!r}")
+    return {"id": str(item_id), "status": "passed" if correct else "failed"}
 
 
 def _check_record(record: object, position: int, what: str) -> tuple[str, str]:

@@ -28,6 +28,7 @@ __all__ = [
     "MODELS",
     "ModelResource",
     "ModelUnavailableError",
+    "WithoutSpecialTokens",
     "cache_entry",
     "cache_root",
     "gguf_header",
@@ -153,6 +154,22 @@ def cache_entry(name: str = DEFAULT_MODEL) -> Path:
     if name not in MODELS:
         raise InvalidInputError(f"unknown model {name!r}; known: {sorted(MODELS)}")
     return entry_for(MODELS[name])
+
+
+class WithoutSpecialTokens:
+    """A tokenizer view that never adds BOS: ``encode(text, add_special_tokens=False)``.
+
+    This is what the original Hub tokenizer of SmolLM2 does by default; wrapping the
+    GGUF tokenizer in it shows what the scores would be without the BOS the harness feeds.
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.bos_token_id = tokenizer.bos_token_id
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` with no special tokens."""
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
 
 
 def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:

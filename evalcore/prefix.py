@@ -26,7 +26,7 @@ from typing import Any
 
 from evalcore.batched import PAD_ID
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.scoring import MAX_LENGTH, Candidate, encode_pair
+from evalcore.scoring import MAX_LENGTH, Candidate, continuation_scores, encode_pair
 
 __all__ = ["RequestScore", "score_requests_full", "score_requests_shared"]
 
@@ -39,13 +39,10 @@ class RequestScore:
     """The request, tokenized by the harness's rule."""
     token_logprobs: tuple[float, ...]
     """log p of each continuation token."""
+    loglik: float
+    """s_ij: the sum of the continuation's token log-probs (:func:`evalcore.scoring.continuation_scores`)."""
     forward_tokens: int
     """Tokens this request added to forward passes (its share of the work)."""
-
-    @property
-    def loglik(self) -> float:
-        """s_ij: the sum of the continuation's token log-probs."""
-        return float(sum(self.token_logprobs))
 
 
 def _encode_all(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
@@ -78,8 +75,8 @@ def score_requests_full(
         for cand in _encode_all(tokenizer, requests, max_length):
             logits = model(torch.tensor([cand.input_ids], dtype=torch.long)).logits[0]
             window = F.log_softmax(logits[len(cand.input_ids) - len(cand.continuation_ids) :], dim=-1)
-            picked = window.gather(1, torch.tensor(cand.continuation_ids).unsqueeze(-1)).squeeze(-1)
-            out.append(RequestScore(cand, tuple(float(x) for x in picked), len(cand.input_ids)))
+            picked, total, _ = continuation_scores(window, cand.continuation_ids)
+            out.append(RequestScore(cand, picked, total, len(cand.input_ids)))
     return out
 
 
@@ -120,8 +117,9 @@ def score_requests_shared(
                     rest[i] = list(F.log_softmax(logits[row, : len(tail)], dim=-1))
             for n, index in enumerate(members):
                 cand = candidates[index]
-                rows = [first, *rest.get(index, [])]
-                picked = [float(row[token]) for row, token in zip(rows, cand.continuation_ids, strict=True)]
+                picked, total, _ = continuation_scores(
+                    torch.stack([first, *rest.get(index, [])]), cand.continuation_ids
+                )
                 cost = (len(context_ids) if n == 0 else 0) + len(cand.continuation_ids) - 1
-                results[index] = RequestScore(cand, tuple(picked), cost)
+                results[index] = RequestScore(cand, picked, total, cost)
     return [results[i] for i in range(len(candidates))]

@@ -9,23 +9,25 @@ record with :func:`evalcore.records.write_record`.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import platform
 import resource
 import time
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from evalcore.fingerprint import protocol_fingerprint
 from evalcore.harness import HARNESS_VERSION, SEED, TASK, run_official
-from evalcore.ledger import score_run
+from evalcore.ledger import ledger_record, score_run
 from evalcore.models import DEFAULT_MODEL, MODELS, load_model
 from evalcore.numerics import arithmetic
+from evalcore.pairing import independent_entry, official_entry, pair_official, sha256_text
 from evalcore.protocol import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
-from evalcore.resources import Row, committed_row_hashes, load_split, row_sha256, verify_rows
-from evalcore.scoring import CHOICES, MAX_LENGTH, TARGET_DELIMITER, ItemScore, score_items
+from evalcore.resources import Row, committed_row_hashes, load_split, verify_rows
+from evalcore.scoring import MAX_LENGTH, ItemScore, score_items
 from evalcore.selection import check_ids, dev_ids
+from evalcore.task import CHOICES, TARGET_DELIMITER, TASK_VERSION, TEMPLATE
 
 __all__ = [
     "SMOKE_INDEPENDENT",
@@ -45,11 +47,6 @@ SMOKE_OFFICIAL = 2
 
 PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "gguf", "numpy", "evalcore")
 """Packages whose versions every record lists."""
-
-
-def sha256_text(text: str) -> str:
-    """SHA-256 of a string's UTF-8 bytes: lm-eval's ``hash_string``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def build_protocol(
@@ -75,7 +72,7 @@ def build_protocol(
         ),
         data=DataSpec(dataset="glue/sst2", digest=validation_digest, split="validation", item_ids=tuple(ids)),
         prompt=PromptSpec(
-            template="{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
+            template=TEMPLATE,
             target_delimiter=TARGET_DELIMITER,
             choices=CHOICES,
         ),
@@ -83,69 +80,8 @@ def build_protocol(
             rule="sum of candidate-token log-probs; argmax", normalization="none", tie_rule="first index"
         ),
         budget=BudgetSpec(max_length=MAX_LENGTH, batch_size=1, seed=SEED),
-        harness=HarnessSpec(name="lm-eval", version=HARNESS_VERSION, task=TASK, task_version="1.0"),
+        harness=HarnessSpec(name="lm-eval", version=HARNESS_VERSION, task=TASK, task_version=TASK_VERSION),
     )
-
-
-def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[str, Any]:
-    """One logged harness sample, reduced to ids, hashes and scores (no text)."""
-    doc = sample["doc"]
-    content_hash = row_sha256(doc["idx"], doc["sentence"], doc["label"])
-    return {
-        "doc_id": sample["doc_id"],
-        "content_idx": hash_to_idx.get(content_hash),
-        "doc_row_sha256": content_hash,
-        "doc_hash": sample["doc_hash"],
-        "prompt_hash": sample["prompt_hash"],
-        "target_hash": sample["target_hash"],
-        "continuation_sha256": [sha256_text(args[1]) for args in sample["arguments"]],
-        "target": int(sample["target"]),
-        "loglik": [float(r[0]) for r in sample["filtered_resps"]],
-        "is_greedy": [bool(r[1]) for r in sample["filtered_resps"]],
-        "acc": float(sample["acc"]),
-    }
-
-
-def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
-    """Key logged samples by the idx of their content; list every way the log fails to match the request.
-
-    Returns:
-        ``({item_id: entry}, failures)``. A failure is a logged document whose content is
-        not a validation row, one that was not requested, one logged twice, or a
-        requested item with no logged sample.
-    """
-    official: dict[int, dict[str, Any]] = {}
-    failures = []
-    wanted = set(requested)
-    for e in entries:
-        idx = e["content_idx"]
-        if idx is None:
-            failures.append(f"logged doc with unknown content (doc_id {e['doc_id']})")
-        elif idx not in wanted:
-            failures.append(f"logged doc idx {idx} (doc_id {e['doc_id']}) was not requested")
-        elif idx in official:
-            failures.append(f"item {idx}: logged twice")
-        else:
-            official[idx] = e
-    failures += [f"item {i}: no official sample logged" for i in requested if i not in official]
-    return official, failures
-
-
-def independent_entry(score: ItemScore) -> dict[str, Any]:
-    """One independent score, reduced to ids, hashes and scores (no text)."""
-    first = score.candidates[0]
-    return {
-        "prompt_hash": sha256_text(first.context),
-        "continuation_sha256": [sha256_text(c.continuation) for c in score.candidates],
-        "context_length": len(first.context_ids),
-        "first_token": first.context_ids[0],
-        "continuation_ids": [list(c.continuation_ids) for c in score.candidates],
-        "loglik": list(score.loglik),
-        "token_logprobs": [list(t) for t in score.token_logprobs],
-        "is_greedy": list(score.is_greedy),
-        "prediction": score.prediction,
-        "logits_shape": list(score.logits_shape),
-    }
 
 
 def _items(
@@ -175,6 +111,7 @@ def execute_run(
     data_source: str = "local",
     overwrite: bool = False,
     preloaded: tuple[Any, Any] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Run both scorers and write ``out_dir/run.json``; return its path and the record as read back.
 
@@ -186,6 +123,8 @@ def execute_run(
         preloaded: ``(model, tokenizer)`` already loaded with :func:`load_model`; used
             by both scorers (the notebooks do this to load once). Default: each
             scorer loads the GGUF file itself.
+        progress: called as ``progress(stage, done, total)`` while items are scored
+            (the command line prints it); the harness shows no per-item progress.
 
     The directory is claimed first (:func:`evalcore.records.begin_record`: a record
     with status ``incomplete``, which also proves it is writable); the complete record
@@ -194,9 +133,9 @@ def execute_run(
     and a new run into the same directory replaces either.
 
     Raises:
-        TypeError, ValueError, SealedItemError: bad ids (before anything is written).
-        FileExistsError: ``out_dir`` already holds a complete record.
-        PermissionError: ``out_dir`` cannot be written (before any work).
+        InvalidTypeError, InvalidInputError, SealedItemError: bad ids (before anything is written).
+        RecordExistsError: ``out_dir`` already holds a complete record, or a live run's claim.
+        OSError: ``out_dir`` cannot be written (before any work), with the system's class.
         Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
         :func:`run_official` raise; the claim is then marked ``failed``.
     """
@@ -206,7 +145,9 @@ def execute_run(
     begin_record(out_dir, {"smoke": smoke, "sort_ids": sort_ids, "unsealed": unseal, "item_ids": chosen,
                            "model": model_name, "data_source": data_source}, overwrite=overwrite)  # fmt: skip
     try:
-        return _execute(out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded)
+        return _execute(
+            out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded, progress
+        )
     except BaseException as exc:  # a KeyboardInterrupt too: the claim must say the run did not finish
         with contextlib.suppress(OSError):  # never hide the run's own error behind a second one
             mark_failed(out_dir, exc)
@@ -223,6 +164,7 @@ def _execute(
     data_source: str,
     overwrite: bool,
     preloaded: tuple[Any, Any] | None,
+    progress: Callable[[str, int, int], None] | None,
 ) -> tuple[Path, dict[str, Any]]:
     from evalcore.records import read_record, write_record
 
@@ -239,7 +181,9 @@ def _execute(
     model, tokenizer = preloaded if preloaded is not None else load_model(model_name, notes=load_notes)
     timings["load_model_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    independent = {s.item_id: s for s in score_items(model, tokenizer, validation, chosen, unseal=unseal)}
+    independent = {
+        s.item_id: s for s in score_items(model, tokenizer, validation, chosen, unseal=unseal, progress=progress)
+    }
     timings["independent_s"] = time.perf_counter() - t
     del model
 
@@ -255,10 +199,12 @@ def _execute(
 
     items = _items(chosen, validation, official, independent)
     ledger_records = [
-        {"id": str(it["item_id"]), "status": "error" if it["official"] is None else
-         ("passed" if it["official"]["acc"] == 1.0 else "failed")}
-        for it in items if it["item_id"] in official_ids
-    ]  # fmt: skip
+        ledger_record(it["item_id"], None, "no official sample logged")
+        if it["official"] is None
+        else ledger_record(it["item_id"], it["official"]["acc"] == 1.0)
+        for it in items
+        if it["item_id"] in official_ids
+    ]
     protocol = build_protocol(model_name, tokenizer, verify_rows("validation", validation), chosen)
     n_ind = len(independent)
     record = {

@@ -14,9 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.errors import BoundaryError, InvalidInputError, InvalidTypeError, PromptTooLongError
+from evalcore.errors import BoundaryError, InvalidInputError, PromptTooLongError
+from evalcore.ledger import ledger_record
+from evalcore.models import WithoutSpecialTokens
 from evalcore.resources import Row
 from evalcore.selection import check_ids
+from evalcore.task import CHOICES, QUESTION, TARGET_DELIMITER, doc_to_text, requests_for
 
 __all__ = [
     "CHOICES",
@@ -30,6 +33,7 @@ __all__ = [
     "WithoutSpecialTokens",
     "argmax_first",
     "assemble_item",
+    "continuation_scores",
     "doc_to_text",
     "encode_pair",
     "ledger_records",
@@ -38,33 +42,8 @@ __all__ = [
     "score_items",
 ]
 
-QUESTION = "\nQuestion: Is this sentence positive or negative?\nAnswer:"
-"""What the sst2 ``doc_to_text`` template appends to the sentence."""
-
-CHOICES = ("negative", "positive")
-"""The sst2 ``doc_to_choice`` list; the gold index is the label."""
-
-TARGET_DELIMITER = " "
-"""TaskConfig's default ``target_delimiter``, which the sst2 YAML leaves implicit."""
-
 MAX_LENGTH = 512
 """Longest input (in tokens) fed to the model; longer requests are refused, never truncated."""
-
-
-def doc_to_text(sentence: str) -> str:
-    """The context string for one item: the sentence, then the question."""
-    if not isinstance(sentence, str):
-        raise InvalidTypeError(f"sentence must be str, got {type(sentence).__name__}")
-    return sentence + QUESTION
-
-
-def requests_for(sentence: str, prefix: str = "") -> list[tuple[str, str]]:
-    """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
-
-    ``prefix`` goes before the item's own text: the few-shot demos (:mod:`evalcore.fewshot`).
-    """
-    context = prefix + doc_to_text(sentence)
-    return [(context, TARGET_DELIMITER + choice) for choice in CHOICES]
 
 
 @dataclass(frozen=True)
@@ -79,6 +58,8 @@ class Candidate:
     """``encode(context)``; BOS first when the tokenizer adds it."""
     continuation_ids: tuple[int, ...]
     """``encode(context + continuation)[len(context_ids):]``."""
+    request_context: str
+    """The context as the request gave it, before any whitespace moved: what the harness hashes."""
 
     @property
     def whole_ids(self) -> tuple[int, ...]:
@@ -101,6 +82,7 @@ def encode_pair(tokenizer: Any, context: str, continuation: str, *, max_length: 
     """
     if not context:
         raise BoundaryError("empty context: the harness refuses it too")
+    request_context = context
     n_space = len(context) - len(context.rstrip())
     if n_space:
         context, continuation = context[:-n_space], context[-n_space:] + continuation
@@ -115,34 +97,48 @@ def encode_pair(tokenizer: Any, context: str, continuation: str, *, max_length: 
         raise PromptTooLongError(
             f"request needs {len(whole) - 1} input tokens, more than max_length={max_length}; refusing to truncate"
         )
-    return Candidate(context, continuation, tuple(ctx), tuple(cont))
-
-
-class WithoutSpecialTokens:
-    """A tokenizer view that never adds BOS: ``encode(text, add_special_tokens=False)``.
-
-    This is what the original Hub tokenizer of SmolLM2 does by default; wrapping the
-    GGUF tokenizer in it shows what the scores would be without the BOS the harness feeds.
-    """
-
-    def __init__(self, tokenizer: Any) -> None:
-        self.tokenizer = tokenizer
-        self.bos_token_id = tokenizer.bos_token_id
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids of ``text`` with no special tokens."""
-        return list(self.tokenizer.encode(text, add_special_tokens=False))
+    return Candidate(context, continuation, tuple(ctx), tuple(cont), request_context)
 
 
 def argmax_first(values: Sequence[float]) -> int:
-    """Index of the largest value; ties go to the first, as ``numpy.argmax`` does."""
+    """Index of the largest value; ties go to the first, as ``numpy.argmax`` does.
+
+    Raises:
+        InvalidInputError: an empty sequence, or a NaN among the values. ``numpy.argmax``
+            would return the first NaN's index; a NaN score is a broken forward pass, not
+            a prediction, so it is refused with its position.
+    """
     if not values:
         raise InvalidInputError("argmax of an empty sequence")
     best = 0
     for j, value in enumerate(values):
+        if value != value:  # NaN is the only value not equal to itself
+            raise InvalidInputError(f"value {j} of {list(values)!r} is NaN: no prediction can be made")
         if value > values[best]:
             best = j
     return best
+
+
+def continuation_scores(window: Any, continuation_ids: Sequence[int]) -> tuple[tuple[float, ...], float, bool]:
+    """The one log-prob gather: each continuation token's log p, their sum s_ij, and greediness.
+
+    Args:
+        window: ``[n_cont, vocabulary]`` tensor of log-softmax rows, row t predicting
+            continuation token t (the last ``n_cont`` input positions of the request).
+        continuation_ids: the candidate's ``n_cont`` token ids.
+
+    Returns:
+        ``(token log-probs, s_ij, is_greedy)``. s_ij is summed in the tensor's dtype
+        (float32), as the harness sums it, then converted to a Python float.
+    """
+    import torch
+
+    targets = torch.tensor(list(continuation_ids), dtype=torch.long)
+    if window.dim() != 2 or window.shape[0] != len(targets):
+        raise InvalidInputError(f"window of shape {tuple(window.shape)} for {len(targets)} continuation tokens")
+    picked = window.gather(1, targets.unsqueeze(-1)).squeeze(-1)
+    greedy = bool((window.argmax(dim=-1) == targets).all())
+    return tuple(float(x) for x in picked), float(picked.sum()), greedy
 
 
 @dataclass(frozen=True)
@@ -162,7 +158,8 @@ class ItemScore:
     is_greedy: tuple[bool, ...]
     """Whether each candidate is the greedy continuation."""
     logits_shape: tuple[int, int, int]
-    """Shape of the logits of the (first) forward pass: [1, L - 1, vocabulary]."""
+    """Shape of the logits tensor of the forward pass that scored the first candidate, as measured:
+    ``[1, input length, vocabulary]`` at batch 1, ``[batch, padded width, vocabulary]`` when batched."""
     forward_passes: int
     """Forward passes used: one per distinct input sequence."""
 
@@ -219,16 +216,12 @@ def assemble_item(
         window_for: candidate -> ``[n_cont, vocabulary]`` tensor of log-softmax rows at
             the positions that predict its tokens (the last ``n_cont`` input positions).
     """
-    import torch
-
     token_lps, logliks, greedy = [], [], []
     for cand in candidates:
-        window = window_for(cand)
-        targets = torch.tensor(cand.continuation_ids, dtype=torch.long)
-        picked = window.gather(1, targets.unsqueeze(-1)).squeeze(-1)
-        token_lps.append(tuple(float(x) for x in picked))
-        logliks.append(float(picked.sum()))
-        greedy.append(bool((window.argmax(dim=-1) == targets).all()))
+        picked, total, is_greedy = continuation_scores(window_for(cand), cand.continuation_ids)
+        token_lps.append(picked)
+        logliks.append(total)
+        greedy.append(is_greedy)
     return ItemScore(
         item_id=row.idx,
         gold_index=row.label,
@@ -257,6 +250,7 @@ def score_items(
     *,
     unseal: bool = False,
     max_length: int = MAX_LENGTH,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[ItemScore]:
     """Score the given validation items, in the order given.
 
@@ -264,13 +258,19 @@ def score_items(
         rows: the verified validation split (``rows[idx].idx == idx``).
         ids: item ids to score; checked by :func:`evalcore.selection.check_ids`.
         unseal: allow sealed confirm items.
+        progress: called as ``progress("independent", done, total)`` after each item.
 
     Raises:
-        SealedItemError, ValueError, TypeError: from :func:`~evalcore.selection.check_ids`.
+        SealedItemError, InvalidInputError, InvalidTypeError: from :func:`~evalcore.selection.check_ids`.
         PromptTooLongError: an item is too long; nothing is returned for any item.
     """
     ids = check_ids(ids, unseal=unseal)
-    return [score_item(model, tokenizer, _row(rows, i), max_length=max_length) for i in ids]
+    out = []
+    for i in ids:
+        out.append(score_item(model, tokenizer, _row(rows, i), max_length=max_length))
+        if progress is not None:
+            progress("independent", len(out), len(ids))
+    return out
 
 
 def ledger_records(
@@ -293,7 +293,7 @@ def ledger_records(
         try:
             score = score_item(model, tokenizer, _row(rows, i), max_length=max_length)
         except PromptTooLongError as exc:
-            records.append({"id": str(i), "status": "error", "error": str(exc)})
+            records.append(ledger_record(i, None, str(exc)))
         else:
-            records.append({"id": str(i), "status": "passed" if score.correct else "failed"})
+            records.append(ledger_record(i, score.correct))
     return records

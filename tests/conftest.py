@@ -60,3 +60,19 @@ def unsorted_run(tmp_path_factory, sst2_dir):
     from evalcore.selection import dev_ids
 
     return execute_run(tmp_path_factory.mktemp("unsorted"), ids=dev_ids()[:3], sort_ids=False)
+
+
+MODEL_FIXTURES = {"model_and_tokenizer", "smoke_run", "unsorted_run"}
+"""Fixtures that load the real model; a test using one (directly or through another fixture) is a model test."""
+
+
+def pytest_collection_modifyitems(config, items):
+    # `make unit` deselects the model marker to stay fast; a model test without the marker would
+    # silently make it slow, so an unmarked one is a collection error, not a convention.
+    unmarked = [
+        item.nodeid
+        for item in items
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) and item.get_closest_marker("model") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(f"tests load the real model without @pytest.mark.model: {unmarked}")

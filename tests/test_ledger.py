@@ -128,3 +128,22 @@ def test_property_merge_reference(history):
                 assert (m["status"] == "passed") == ("passed" in ss)
             if policy == "retry_errors":
                 assert (m["status"] == "error") == all(s == "error" for s in ss)
+
+
+def test_ledger_record_is_the_one_builder():
+    from evalcore.ledger import ledger_record
+
+    assert ledger_record(5, True) == {"id": "5", "status": "passed"}
+    assert ledger_record("5", False) == {"id": "5", "status": "failed"}
+    assert ledger_record(7, None, "prompt too long") == {"id": "7", "status": "error", "error": "prompt too long"}
+    summary = score_run([ledger_record(1, True), ledger_record(2, None, "crash")])
+    assert summary["counts"] == {"passed": 1, "failed": 0, "error": 1}
+
+
+@pytest.mark.parametrize(("correct", "error"), [(None, None), (True, "why"), (1, None)])
+def test_ledger_record_refuses_an_outcome_without_a_meaning(correct, error):
+    from evalcore.errors import EvalcoreError
+    from evalcore.ledger import ledger_record
+
+    with pytest.raises(EvalcoreError, match="item 3"):
+        ledger_record(3, correct, error)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from evalcore.run import pair_official
+from evalcore.pairing import pair_official
 
 
 def entry(doc_id, content_idx):
@@ -23,3 +23,25 @@ def test_every_mismatch_between_log_and_request_is_a_failure():
         "logged doc with unknown content (doc_id 9)",
         "item 3: no official sample logged",
     ]
+
+
+def test_independent_prompt_hash_is_taken_as_the_harness_takes_it():
+    # A context ending in whitespace: the scorer moves the space into the continuation, but the
+    # harness hashes the request's context as given; the record must hash the same string.
+    import hashlib
+
+    from evalcore.pairing import independent_entry
+    from evalcore.scoring import ItemScore, encode_pair
+
+    class Chars:
+        def encode(self, text):
+            return [ord(c) for c in text]
+
+    cands = tuple(encode_pair(Chars(), "Review: ok\nAnswer: ", cont) for cont in ("no", "yes"))
+    score = ItemScore(
+        item_id=0, gold_index=1, candidates=cands, token_logprobs=((-1.0,), (-0.5,)), loglik=(-1.0, -0.5),
+        is_greedy=(False, True), logits_shape=(1, 20, 128), forward_passes=2,
+    )  # fmt: skip
+    entry = independent_entry(score)
+    assert entry["prompt_hash"] == hashlib.sha256(b"Review: ok\nAnswer: ").hexdigest()
+    assert entry["continuation_sha256"][1] == hashlib.sha256(b" yes").hexdigest()

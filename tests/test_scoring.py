@@ -1,13 +1,20 @@
 from __future__ import annotations
 
-import pytest
+import math
 
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evalcore.errors import InvalidInputError
 from evalcore.resources import Row
 from evalcore.scoring import (
     QUESTION,
     BoundaryError,
     PromptTooLongError,
     argmax_first,
+    continuation_scores,
     doc_to_text,
     encode_pair,
     ledger_records,
@@ -119,3 +126,43 @@ def test_rows_out_of_idx_order_refused():
     rows = [Row(1, "b", 0), Row(0, "a", 1)]
     with pytest.raises(ValueError, match=r"rows\[0\] has idx 1"):
         score_items(None, CharTokenizer(), rows, [0])
+
+
+@given(st.lists(st.floats(allow_nan=False, width=32), min_size=1, max_size=6))
+def test_argmax_first_agrees_with_numpy_without_nan(values):
+    assert argmax_first(values) == int(np.argmax(np.array(values, dtype=np.float64)))
+
+
+def test_argmax_first_refuses_nan_where_numpy_would_pick_it():
+    values = [-1.0, float("nan"), -0.5]
+    assert int(np.argmax(values)) == 1  # numpy calls the NaN the maximum
+    with pytest.raises(InvalidInputError, match=r"value 1 of .* is NaN"):
+        argmax_first(values)
+
+
+def test_continuation_scores_gathers_each_token_from_its_own_row():
+    import torch
+
+    # Row t predicts token t. Oracle: log-softmax written out with math, element by element.
+    logits = [[0.0, 1.0, 2.0], [3.0, 0.5, -1.0]]
+    window = torch.log_softmax(torch.tensor(logits), dim=-1)
+    picked, total, greedy = continuation_scores(window, [2, 1])
+
+    def log_softmax(row, j):
+        return row[j] - math.log(sum(math.exp(x) for x in row))
+
+    expected = [log_softmax(logits[0], 2), log_softmax(logits[1], 1)]
+    assert picked == pytest.approx(expected, abs=1e-6) and total == pytest.approx(sum(expected), abs=1e-6)
+    assert greedy is False  # token 1 is not row 1's argmax (token 0 is)
+    assert continuation_scores(window, [2, 0])[2] is True
+    with pytest.raises(InvalidInputError, match=r"window of shape \(2, 3\) for 1 continuation tokens"):
+        continuation_scores(window, [2])
+
+
+def test_candidate_keeps_the_requested_context_before_the_whitespace_move():
+    class Chars:  # a tokenizer with one id per character: enough to exercise the boundary rule
+        def encode(self, text):
+            return [ord(c) for c in text]
+
+    cand = encode_pair(Chars(), "Answer: ", "yes")
+    assert cand.context == "Answer:" and cand.continuation == " yes" and cand.request_context == "Answer: "

@@ -30,8 +30,8 @@ from typing import Any
 from evalcore._capture import captured
 from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
 from evalcore.harness import TASK, _check_version, official_task_config, task_manager
+from evalcore.pairing import sha256_text
 from evalcore.resources import Row
-from evalcore.run import sha256_text
 from evalcore.scoring import argmax_first
 from evalcore.selection import check_ids
 

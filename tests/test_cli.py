@@ -1,0 +1,89 @@
+"""The command line without the model: item sets, refusals before any work, exit statuses, the console script."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from evalcore.cli import _progress, main, resolve_items
+from evalcore.errors import EXIT_CODES, InvalidInputError
+from evalcore.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
+
+
+def test_item_sets_resolve_to_the_committed_selection():
+    assert resolve_items(["dev"]) == dev_ids() and len(dev_ids()) == DEV_SIZE
+    assert resolve_items(["confirm"]) == confirm_ids() and len(confirm_ids()) == CONFIRM_SIZE
+    assert resolve_items(["validation"]) == list(range(VALIDATION_SIZE))
+    assert resolve_items(["5", "17", "3"]) == [5, 17, 3]
+
+
+@pytest.mark.parametrize(("words", "match"), [(["dev", "5"], "one set name"), (["train"], r"\['train'\] are neither"),
+                                              (["-1"], "neither"), (["1.5"], "neither")])  # fmt: skip
+def test_bad_item_words_refused(words, match):
+    with pytest.raises(InvalidInputError, match=match):
+        resolve_items(words)
+
+
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        (["confirm"], "sealed"),
+        (["validation"], "sealed"),
+        (["9999"], "outside 0..871"),
+        (["5", "5"], "listed twice"),
+        (["dev", "5"], "one set name"),
+    ],
+)
+def test_refused_items_exit_2_before_anything_is_written(tmp_path, capsys, items, message):
+    out = tmp_path / "run"
+    assert main(["run", "--items", *items, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err
+    assert not out.exists()
+
+
+def test_unwritable_output_exits_3_with_the_systems_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("a regular file where a directory should be")
+    assert main(["run", "--items", "dev", "--out", str(blocker / "run")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: NotADirectoryError") and str(blocker) in err
+
+
+def test_missing_record_exits_2(tmp_path, capsys):
+    assert main(["audit", str(tmp_path / "nothing"), "--level", "1"]) == 2
+    assert "RecordError: no run record at" in capsys.readouterr().err
+
+
+def test_usage_error_exits_2_and_help_lists_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit) as usage:
+        main(["run", "--items"])
+    assert usage.value.code == 2
+    with pytest.raises(SystemExit) as helped:
+        main(["--help"])
+    assert helped.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(f"{code} {meaning}" in text for code, meaning in EXIT_CODES.items())
+
+
+def test_console_script_is_declared_and_runs():
+    (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "evalcore"]
+    assert script.value == "evalcore.cli:main"
+    exe = Path(sys.executable).with_name("evalcore")
+    done = subprocess.run([str(exe), "run", "--help"], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
+
+
+def test_progress_reports_tenths_of_long_stages_only(capsys):
+    for done in range(1, 6):
+        _progress("independent", done, 5)
+    assert capsys.readouterr().err == ""
+    for done in range(1, 65):
+        _progress("independent", done, 64)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "independent: 6/64 items" and lines[-1] == "independent: 64/64 items" and len(lines) == 11
+
