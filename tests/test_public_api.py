@@ -1,0 +1,90 @@
+"""The package as a library: its public surface, its error family, its layout rules."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+import evalcore
+from evalcore import errors
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = sorted(p for p in (ROOT / "evalcore").glob("*.py"))
+BOOK = sorted((ROOT / "evalcore" / "book").glob("*.py"))
+MAX_LINES = 300
+
+
+def test_every_public_name_resolves():
+    missing = [name for name in evalcore.__all__ if not hasattr(evalcore, name)]
+    assert missing == []
+    assert {"execute_run", "audit_record", "read_record", "score_item", "EvalcoreError"} <= set(evalcore.__all__)
+
+
+def test_version_comes_from_the_installed_metadata():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert evalcore.__version__ == version("evalcore") == declared
+
+
+def test_dependencies_declared_and_typed_marker_shipped():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    deps = {d.split("=")[0].split("<")[0].split(">")[0] for d in project["project"]["dependencies"]}
+    assert {"torch", "transformers", "lm-eval", "jsonschema", "rfc8785", "numpy"} <= deps
+    assert "lm-eval==0.4.9.2" in project["project"]["dependencies"]
+    assert (ROOT / "evalcore" / "py.typed").is_file()
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["evalcore"]
+
+
+def test_importing_evalcore_does_not_import_torch_or_the_harness():
+    code = "import sys, evalcore; print(sorted(m for m in ('torch', 'lm_eval', 'transformers') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_every_error_is_in_the_family_with_a_builtin_base():
+    classes = [getattr(errors, name) for name in errors.__all__ if inspect.isclass(getattr(errors, name))]
+    assert len(classes) >= 15
+    for cls in classes:
+        assert issubclass(cls, errors.EvalcoreError), cls
+        assert cls is errors.EvalcoreError or cls.__mro__[2:] != (Exception, BaseException, object), cls
+        assert getattr(evalcore, cls.__name__) is cls  # exported from the package
+    assert issubclass(errors.SealedItemError, ValueError) and not issubclass(errors.SealedItemError, OSError)
+    assert issubclass(errors.IdentityError, AssertionError)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+def test_core_modules_never_import_the_book_helpers(path):
+    assert not {m for m in _imports(path) if m.startswith("evalcore.book")}
+
+
+@pytest.mark.parametrize("path", CORE + BOOK, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_modules_stay_within_the_house_line_limit(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+
+
+@pytest.mark.parametrize("path", [p for p in CORE if not p.name.startswith("_")], ids=lambda p: p.name)
+def test_public_modules_declare_a_public_all(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    declared = [n for n in tree.body if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]  # fmt: skip
+    assert declared, f"{path.name} has no __all__"
+    names = ast.literal_eval(declared[0].value) if isinstance(declared[0].value, ast.List | ast.Tuple) else []
+    assert not [n for n in names if isinstance(n, str) and n.startswith("_")]
