@@ -63,8 +63,10 @@ book: setup vendor
 lint: setup
 	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)
 
+# The fast tests: no model, no browser (under a minute on two cores). A test that loads the
+# model without the model marker is a collection error (tests/conftest.py), so it stays fast.
 unit: setup
-	$(BIN)/python -m pytest -m "not site" tests
+	$(BIN)/python -m pytest -m "not model and not site" tests
 
 # Chromium for the site check: checked before any work, installed on Debian when run as root.
 # Prerequisites run in the order written (browser first), so no parallel make here.
