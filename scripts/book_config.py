@@ -12,13 +12,13 @@ launch buttons (and still offers each notebook page as .ipynb and .md downloads)
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 import yaml
+
+from evalcore._atomic import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = "https://mybinder.org"
@@ -74,10 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        yaml.safe_dump(config, fh, sort_keys=False, allow_unicode=True)
-    os.replace(tmp, args.out)
+    write_text_atomic(args.out, yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     print(f"launch buttons for {config['repository']['url']} ({args.branch}) -> {args.out}")
     return 0
 

@@ -9,11 +9,11 @@ Only hashes are written; no review text leaves the data directory.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
+from evalcore._atomic import write_text_atomic
 from evalcore.resources import SPLITS, _read_tsv, data_dir, row_sha256, sha256_file, split_digest
 
 # SHA-256 of GLUE's files as recorded in the data's PROVENANCE.md.
@@ -37,9 +37,7 @@ def main() -> int:
         hashes = [row_sha256(r.idx, r.sentence, r.label) for r in rows]
         keep = hashes if split == "validation" else [h[:TRAIN_PREFIX] for h in hashes]
         name = f"sst2-{split}.rowhash.txt"
-        tmp = OUT / (name + ".tmp")
-        tmp.write_text("\n".join(keep) + "\n", encoding="ascii")
-        os.replace(tmp, OUT / name)
+        write_text_atomic(OUT / name, "\n".join(keep) + "\n")
         labels = Counter(r.label for r in rows)
         summary[split] = {
             "file": filename,
@@ -50,9 +48,7 @@ def main() -> int:
             "row_hash": "sha256 of canonical JSON [idx, sentence, label]",
             "row_hash_file": name,
         }
-    tmp = OUT / "sst2-digests.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, OUT / "sst2-digests.json")
+    write_text_atomic(OUT / "sst2-digests.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     print(json.dumps({s: (v["rows"], v["digest"]) for s, v in summary.items()}))
     return 0
 

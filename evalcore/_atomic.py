@@ -1,0 +1,66 @@
+"""The one atomic writer: a file is whole or absent, never half.
+
+Explained in the chapter *When inputs go wrong* (``book/refusals.md``). Run records,
+benchmark and experiment results, the data digests and the build's generated config
+all go through :func:`write_text_atomic`: the text goes to a temporary file in the
+target's directory, is flushed and fsynced, renamed over the target, and the
+directory entry is fsynced too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_json_atomic", "write_text_atomic"]
+
+
+def write_text_atomic(
+    path: str | os.PathLike[str], text: str, *, temp_prefix: str = ".tmp-", suffix: str = ".tmp"
+) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename.
+
+    Args:
+        temp_prefix, suffix: the temporary file's name is ``temp_prefix + random + suffix``,
+            so a caller can recognise (and clean up) its own leftovers.
+
+    Raises:
+        OSError: the directory cannot be written; the temporary file is removed and the
+            target is left as it was.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=suffix, dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would make a shared file unreadable to others
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # not every file system lets a directory be opened for fsync
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path
+
+
+def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: str = ".tmp-") -> Path:
+    """Write ``body`` as JSON (sorted keys, indent 1, UTF-8) with :func:`write_text_atomic`.
+
+    Raises:
+        OSError: as :func:`write_text_atomic`.
+        ValueError: ``body`` holds NaN or an infinity (JSON has no spelling for them);
+            nothing is written.
+    """
+    text = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    return write_text_atomic(path, text, temp_prefix=temp_prefix, suffix=".json.tmp")
