@@ -26,10 +26,11 @@ from evalcore.fewshot import (
     harness_demo_ids,
     item_keyed_demo_ids,
 )
+from evalcore.models import WithoutSpecialTokens
 from evalcore.protocol import EvalProtocol
 from evalcore.resources import Row
-from evalcore.scoring import CHOICES, QUESTION, TARGET_DELIMITER, WithoutSpecialTokens
 from evalcore.selection import check_ids
+from evalcore.task import CHOICES, TARGET_DELIMITER, TEMPLATE
 
 __all__ = [
     "HARNESS_FORMAT",
@@ -72,7 +73,7 @@ class PromptFormat:
         return self.template.replace(SENTENCE, sentence)
 
 
-HARNESS_FORMAT = PromptFormat("harness", SENTENCE + QUESTION, CHOICES)
+HARNESS_FORMAT = PromptFormat("harness", TEMPLATE, CHOICES)
 """lm-eval's sst2 format: ``{{sentence}}\\nQuestion: Is this sentence positive or negative?\\nAnswer:``."""
 
 RULES = {
