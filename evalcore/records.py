@@ -1,139 +1,163 @@
 """Run records: one JSON file per run, claimed before the work, completed atomically, read back with checks.
 
-Explained in the notebook *Running the official harness* and the chapter *When inputs
-go wrong* (``book/refusals.md``). A run first claims its directory with a small
-record whose status is ``incomplete`` (:func:`begin_record`); only a finished run
-replaces it with a ``complete`` record (:func:`write_record`); a run that raises marks
-it ``failed`` (:func:`mark_failed`). Every write goes through a temporary file in the
-same directory, flushed and renamed over the target, so a run killed at any moment
-leaves a claim, never a half-written file that :func:`read_record` accepts. A complete
-record carries the SHA-256 of its own canonical JSON, so a hand edit is detected, and
-its structure is checked before anything reads it.
+Explained in the notebook *Running the official harness*, the chapter *When inputs go
+wrong* (``book/refusals.md``) and the appendix *The run record* (``book/record-schema.md``).
+A run first claims its directory with a small record whose status is ``incomplete``
+and which names its writer (:func:`begin_record`); a second run is refused while that
+writer is alive. Only a finished run replaces the claim with a ``complete`` record
+(:func:`write_record`); a run that raises marks it ``failed`` (:func:`mark_failed`).
+Every write goes through a temporary file in the same directory, flushed and renamed
+over the target, so a run killed at any moment leaves a claim, never a half-written
+file. A complete record follows the JSON Schema :func:`run_schema`, checked before it
+is written and whenever it is read, and carries the SHA-256 of its own canonical JSON.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
 import json
-import math
 import os
-import tempfile
+import re
+import socket
 from pathlib import Path
 from typing import Any
 
-from evalcore.errors import InvalidInputError, RecordError
-from evalcore.fingerprint import canonical_json
-from evalcore.schema import shape_problem
+from evalcore._atomic import write_json_atomic
+from evalcore._record_schema import (
+    NON_FINITE,
+    SCHEMA_VERSION,
+    check_record,
+    finite,
+    loads_strict,
+    record_digest,
+    record_problem,
+    run_schema,
+    validate_record,
+)
+from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
 
 __all__ = [
+    "NON_FINITE",
     "RECORD_NAME",
     "SCHEMA",
+    "SCHEMA_VERSION",
     "UNFINISHED",
     "RecordError",
     "begin_record",
     "mark_failed",
     "read_record",
     "record_digest",
+    "run_schema",
+    "validate_record",
     "write_json_atomic",
     "write_record",
 ]
 
-SCHEMA = "evalbook.run/1"
-"""Schema name and version of a run record."""
+SCHEMA = SCHEMA_VERSION
+"""Schema name and version of a run record (the same string as :data:`SCHEMA_VERSION`)."""
 
 RECORD_NAME = "run.json"
 """File name of the record inside a run directory."""
 
-REQUIRED = (
-    "schema", "status", "protocol", "fingerprint", "resources", "environment", "settings", "items",
-    "aggregate", "ledger", "timings", "peak_rss_mb", "warnings", "failures", "record_sha256",
-)  # fmt: skip
-"""Top-level keys every record has."""
-
-
-def _finite(obj: Any) -> Any:
-    """Replace non-finite floats by strings so the record stays valid JSON ("-inf" log-probs)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return repr(obj)
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def record_digest(record: dict[str, Any]) -> str:
-    """SHA-256 of the record's canonical JSON without its ``record_sha256`` field."""
-    body = {k: v for k, v in record.items() if k != "record_sha256"}
-    return hashlib.sha256(canonical_json(body)).hexdigest()
-
-
 UNFINISHED = ("incomplete", "failed")
-"""Statuses of a claim left by a run that did not finish; a new run may replace it."""
+"""Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
+
+TEMP_PREFIX = ".run-"
+"""Temporary files of a record being written are ``.run-<pid>-<random>.json.tmp``: the writer's pid is in the name."""
+
+CLOCK_SLACK_S = 1.5
+"""How far two readings of one process's start time may differ (the kernel's boot time is read in whole seconds)."""
+
+_TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]*\.json\.tmp")
 
 
-def _existing_status(target: Path) -> str | None:
-    """Status of the record at ``target``: None if there is none, ``"unreadable"`` if it is not ours."""
+def _existing(target: Path) -> tuple[str | None, dict[str, Any]]:
+    """Status and content of the record at ``target``: ``(None, {})`` if there is none, ``"unreadable"`` if not ours."""
     if not target.exists():
-        return None
+        return None, {}
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return "unreadable"
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("status"), str):
-        return "unreadable"
-    return data["status"]
+        return "unreadable", {}
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION or not isinstance(data.get("status"), str):
+        return "unreadable", {}
+    return data["status"], data
 
 
-def _refuse_existing(target: Path, overwrite: bool) -> None:
-    status = _existing_status(target)
+def _refuse_existing(target: Path, status: str | None, overwrite: bool) -> None:
     if status is None or status in UNFINISHED or overwrite:
         return
     what = "a run record" if status == "complete" else f"a file that is not an unfinished run ({status})"
-    raise FileExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
+    raise RecordExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
 
 
-def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: str = ".tmp-") -> Path:
-    """Write ``body`` as JSON to ``path``: whole or absent, never half.
+def _process(pid: int) -> tuple[bool, float | None]:
+    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None."""
+    import psutil
 
-    The text goes to a temporary file in the same directory, is flushed and fsynced,
-    renamed over ``path``, and the directory entry is fsynced too. The one writer of
-    run records, benchmark records and experiment results.
-
-    Raises:
-        OSError: the directory cannot be written (the temporary file is removed).
-        ValueError: ``body`` holds NaN or an infinity (JSON has no spelling for them).
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=".json.tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o644)  # mkstemp's 0600 would make a shared record unreadable to others
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(body, fh, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # not every file system lets a directory be opened for fsync
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    return path
+        process = psutil.Process(pid)
+        alive = process.status() != psutil.STATUS_ZOMBIE
+        return alive, process.create_time() if alive else None
+    except psutil.NoSuchProcess:  # ZombieProcess too
+        return False, None
+    except (psutil.AccessDenied, OSError):  # alive, as far as can be told: never guess that a writer is gone
+        return True, None
+
+
+def _claim_holder(claim: dict[str, Any]) -> str:
+    """Who holds an ``incomplete`` claim: ``"self"``, ``"alive"`` (another process here), ``"dead"`` or ``"elsewhere"``.
+
+    Dead means provably gone: no such pid, a zombie, or the pid now names a process with
+    another start time (recycled). A claim of another host cannot be checked from here.
+    """
+    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("process_started")
+    if isinstance(host, str) and host != socket.gethostname():
+        return "elsewhere"
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return "dead"
+    alive, now_started = _process(pid)
+    recorded = isinstance(started, (int, float)) and not isinstance(started, bool)
+    if not alive or (recorded and now_started is not None and abs(now_started - started) > CLOCK_SLACK_S):
+        return "dead"
+    return "self" if pid == os.getpid() else "alive"
+
+
+def _refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -> None:
+    """Raise :class:`RunInProgressError` if an ``incomplete`` claim may belong to a run that is still writing."""
+    holder = _claim_holder(claim)
+    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("started_at")
+    if holder == "alive":  # overwrite does not help: two live writers would interleave their files
+        raise RunInProgressError(
+            f"{directory} is claimed by a run in progress: pid {pid} on this host, started at {started}; "
+            f"wait for it to finish (or stop it: kill {pid}), or choose another --out"
+        )
+    if holder == "elsewhere" and not overwrite:
+        raise RunInProgressError(
+            f"{directory} is claimed by pid {pid} on host {host!r}, started at {started}; this host "
+            f"({socket.gethostname()}) cannot tell whether that run is still going. If it is gone, pass --overwrite; "
+            "otherwise choose another --out"
+        )
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Delete the temporary files of writers provably gone (or of this process); a live writer's file stays.
+
+    A name without a pid (:data:`TEMP_PREFIX`) proves nothing about its writer, so it stays too.
+    """
+    for temp in directory.glob(f"{TEMP_PREFIX}*.json.tmp"):
+        match = _TEMP_NAME.fullmatch(temp.name)
+        if match and (int(match[1]) == os.getpid() or not _process(int(match[1]))[0]):
+            with contextlib.suppress(OSError):
+                temp.unlink()
 
 
 def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
-    """Write ``body`` as ``directory/run.json`` with :func:`write_json_atomic`."""
+    """Write ``body`` as ``directory/run.json`` with :func:`write_json_atomic`, the temporary file named by pid."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=".run-")
+        return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     except OSError as exc:  # same class (PermissionError, NotADirectoryError, ...), with the directory named
         error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
         error.errno = exc.errno
@@ -143,74 +167,77 @@ def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
 def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:
     """Claim ``out_dir`` for a run before any work: write a record with status ``incomplete``.
 
-    This is also the early test that the directory is writable. A claim left by an
-    unfinished run (``incomplete`` or ``failed``) is replaced; so are stale temporary
-    files of a run killed while writing.
+    This is also the early test that the directory is writable. The claim names its
+    writer: ``pid``, ``host`` and ``process_started`` (so a recycled pid is not taken for
+    the writer). A ``failed`` claim is replaced, and so is an ``incomplete`` one whose
+    writer is gone (or is this process); temporary files only when their writer is gone.
 
     Raises:
-        FileExistsError: a complete record, or a file this module did not write, is
+        RunInProgressError: the ``incomplete`` claim belongs to a live process on this
+            host (even with ``overwrite``: two writers would interleave), or to a process
+            on another host, which cannot be checked, and ``overwrite`` is False.
+        RecordExistsError: a complete record, or a file this module did not write, is
             there and ``overwrite`` is False.
-        PermissionError: the directory cannot be created or written.
+        PermissionError, NotADirectoryError: the directory cannot be created or written.
     """
     directory = Path(out_dir)
-    _refuse_existing(directory / RECORD_NAME, overwrite)
+    status, existing = _existing(directory / RECORD_NAME)
+    if status == "incomplete":
+        _refuse_live_claim(directory, existing, overwrite)
+    _refuse_existing(directory / RECORD_NAME, status, overwrite)
     if directory.is_dir():
-        for stale in directory.glob(".run-*.json.tmp"):
-            with contextlib.suppress(OSError):
-                stale.unlink()
+        _remove_stale_temporaries(directory)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    claim = {"schema": SCHEMA, "status": "incomplete", "started_at": started, "pid": os.getpid(),
-             "settings": _finite(settings)}  # fmt: skip
+    writer = {"pid": os.getpid(), "host": socket.gethostname(), "process_started": _process(os.getpid())[1]}
+    claim = {"schema": SCHEMA_VERSION, "status": "incomplete", "started_at": started, **writer,
+             "settings": finite(settings)}  # fmt: skip
     return _atomic_write(directory, claim)
 
 
 def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path | None:
-    """Turn a run's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone."""
-    target = Path(out_dir) / RECORD_NAME
-    if _existing_status(target) != "incomplete":
+    """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone."""
+    status, claim = _existing(Path(out_dir) / RECORD_NAME)
+    if status != "incomplete" or _claim_holder(claim) != "self":  # another run's claim is that run's to mark
         return None
-    claim = json.loads(target.read_text(encoding="utf-8"))
     claim.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
     return _atomic_write(Path(out_dir), claim)
 
 
 def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, overwrite: bool = False) -> Path:
-    """Write ``out_dir/run.json`` atomically, with its self-digest.
+    """Write ``out_dir/run.json`` atomically, with its self-digest, if :func:`read_record` would accept it.
 
     Replaces the run's own claim (:func:`begin_record`); refuses to replace a complete
-    record unless ``overwrite``.
+    record unless ``overwrite``. Non-finite floats are stored as :data:`NON_FINITE` strings.
 
     Raises:
-        FileExistsError: a complete record is already there and ``overwrite`` is False.
-        PermissionError: the directory cannot be written.
+        RecordError: the record does not follow the schema (:func:`validate_record`);
+            the message names the path of the first problem, and nothing is written.
+        RecordExistsError: a complete record is already there and ``overwrite`` is False.
+        PermissionError, NotADirectoryError: the directory cannot be written.
     """
     directory = Path(out_dir)
-    _refuse_existing(directory / RECORD_NAME, overwrite)
-    body = _finite({**record, "schema": SCHEMA})
+    target = directory / RECORD_NAME
+    body = finite({**record, "schema": SCHEMA_VERSION})
+    problem = record_problem({**body, "record_sha256": "0" * 64})  # the digest is computed below
+    if problem:
+        raise RecordError(f"{target}: not written, read_record would refuse it: {problem}")
+    _refuse_existing(target, _existing(target)[0], overwrite)
     body["record_sha256"] = record_digest(body)
     return _atomic_write(directory, body)
-
-
-def _reject_constant(name: str) -> Any:
-    raise InvalidInputError(f"{name} is not JSON")
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise InvalidInputError(f"duplicate key {next(k for k in keys if keys.count(k) > 1)!r}")
-    return dict(pairs)
 
 
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a run record (a ``run.json`` or the directory holding it).
 
     Raises:
+        SchemaVersionError: the record declares another schema version than
+            :data:`SCHEMA_VERSION`; the message names both.
         RecordError: missing file; invalid JSON (also NaN, duplicate keys, nesting too
-            deep); wrong schema; a status other than ``complete`` (an interrupted or
-            failed run, with when it started or what failed); missing keys or a value
-            of the wrong shape (:data:`evalcore.schema.SHAPE`); or a self-digest that does not match
-            the content (an edit). Never another exception for any file content.
+            deep); a status other than ``complete`` (an interrupted or failed run, with
+            when it started or what failed); a record that does not follow the schema
+            (:func:`validate_record`: the message names the path of the first problem);
+            or a self-digest that does not match the content (an edit). Never another
+            exception for any file content.
     """
     target = Path(path)
     if target.is_dir():
@@ -218,38 +245,8 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not target.is_file():
         raise RecordError(f"no run record at {target}")
     try:
-        record = json.loads(
-            target.read_text(encoding="utf-8"), parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys
-        )
+        record = loads_strict(target.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{target} is not valid JSON ({exc}); a truncated or damaged record") from None
-    if not isinstance(record, dict):
-        raise RecordError(f"{target}: a record is a JSON object, got {type(record).__name__}")
-    if record.get("schema") != SCHEMA:
-        raise RecordError(f"{target}: schema {record.get('schema')!r}, expected {SCHEMA!r}")
-    status = record.get("status")
-    if status == "incomplete":
-        raise RecordError(
-            f"{target}: status is 'incomplete': the run started at {record.get('started_at')} never finished "
-            "(killed, or still running); run it again into this directory"
-        )
-    if status == "failed":
-        raise RecordError(f"{target}: status is 'failed' ({record.get('error')}); fix the cause and run it again")
-    missing = [key for key in REQUIRED if key not in record]
-    if missing:
-        raise RecordError(f"{target}: missing keys {missing}")
-    if status != "complete":
-        raise RecordError(f"{target}: status is {status!r}, not 'complete'")
-    problem = shape_problem(record)
-    if problem:
-        raise RecordError(f"{target}: {problem}")
-    try:
-        actual = record_digest(record)
-    except (TypeError, ValueError) as exc:
-        raise RecordError(f"{target}: content cannot be hashed canonically ({exc})") from None
-    if actual != record["record_sha256"]:
-        raise RecordError(
-            f"{target}: record_sha256 is {record['record_sha256']}, but the content hashes to {actual}: "
-            "the record was edited after it was written"
-        )
+    check_record(record, str(target))
     return record

@@ -3,24 +3,69 @@ from __future__ import annotations
 import copy
 import json
 import os
+import socket
+import stat
+import subprocess
+import sys
 
+import psutil
 import pytest
 
+from evalcore import records
+from evalcore.errors import RecordExistsError, RunInProgressError
 from evalcore.records import RECORD_NAME, RecordError, begin_record, mark_failed, read_record, write_record
 
+H = "ab" * 32  # a well-formed SHA-256; the values are not checked against anything here
 ITEM = {
-    "item_id": 1, "label": 0, "row_sha256": "r",
-    "official": {"doc_id": 1, "content_idx": 1, "doc_row_sha256": "r", "prompt_hash": "p",
-                 "continuation_sha256": ["a", "b"], "target": 0, "loglik": [-1.5, float("-inf")], "acc": 1.0},
+    "item_id": 1, "label": 0, "row_sha256": H,
+    "official": {"doc_id": 1, "content_idx": 1, "doc_row_sha256": H, "doc_hash": H, "prompt_hash": H, "target_hash": H,
+                 "continuation_sha256": [H, H], "target": 0, "loglik": [-1.5, float("-inf")],
+                 "is_greedy": [True, False], "acc": 1.0},
     "independent": None,
 }  # fmt: skip
 MINIMAL = {
-    "status": "complete", "protocol": {"data": {"item_ids": [1]}}, "fingerprint": "f",
-    "resources": {"model": {"name": "m"}, "data": {"source": "local"}}, "settings": {},
+    "status": "complete", "protocol": {"data": {"item_ids": [1]}}, "fingerprint": H,
+    "resources": {"model": {"name": "m", "source": "s"}, "data": {"source": "local"}, "packages": {}},
+    "settings": {"smoke": True, "sort_ids": True, "unsealed": False},
     "environment": {"arithmetic": {"cpu_model": "c", "cpu_capability": "DEFAULT", "threads": 1, "env": {}}},
-    "items": [ITEM], "aggregate": {"official": {"acc": 1.0}, "independent": {"acc": 0.0}}, "ledger": {},
-    "timings": {}, "peak_rss_mb": 1.0, "warnings": [], "failures": [],
+    "items": [ITEM], "aggregate": {"official": {"acc": 1.0}, "independent": {"acc": 0.0}},
+    "ledger": {"records": [{"id": "1", "status": "passed"}], "summary": {}},
+    "timings": {"total_s": 1.0}, "peak_rss_mb": 1.0, "warnings": [], "failures": [],
 }  # fmt: skip
+
+
+def claim_of(directory):
+    return json.loads((directory / RECORD_NAME).read_text())
+
+
+def dead_pid():
+    """The pid of a process that has exited and been reaped (no process has it until the pid wraps around)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert not psutil.pid_exists(child.pid)
+    return child.pid
+
+
+@pytest.fixture
+def live_writer(tmp_path):
+    """Another process that claimed ``tmp_path / 'run'`` and is still running; stopped after the test."""
+    out = tmp_path / "run"
+    script = (
+        "import sys\n"
+        "from evalcore.records import begin_record\n"
+        "begin_record(sys.argv[1], {})\n"
+        "print('claimed', flush=True)\n"
+        "sys.stdin.read()\n"  # alive until the test closes its stdin
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(out)], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout.readline() == "claimed\n"
+    yield out, child
+    child.stdin.close()
+    child.wait(timeout=60)
+    child.stdout.close()
 
 
 def test_round_trip_and_non_finite_floats_kept_as_strings(tmp_path):
@@ -33,17 +78,25 @@ def test_round_trip_and_non_finite_floats_kept_as_strings(tmp_path):
 
 def test_existing_record_not_overwritten(tmp_path):
     write_record(tmp_path, MINIMAL)
-    with pytest.raises(FileExistsError, match="already holds a run record"):
+    with pytest.raises(RecordExistsError, match="already holds a run record"):
         write_record(tmp_path, {**MINIMAL, "warnings": ["x"]})
-    with pytest.raises(FileExistsError, match="already holds a run record"):
+    with pytest.raises(RecordExistsError, match="already holds a run record"):
         begin_record(tmp_path, {})
     assert read_record(tmp_path)["warnings"] == []
+
+
+def test_existing_record_error_is_still_a_file_exists_error(tmp_path):
+    # Callers that catch FileExistsError (the CLI, older scripts) keep working.
+    write_record(tmp_path, MINIMAL)
+    with pytest.raises(FileExistsError):
+        begin_record(tmp_path, {})
+    assert issubclass(RunInProgressError, FileExistsError)
 
 
 def test_foreign_file_named_run_json_not_replaced(tmp_path):
     # Regression: a claim must never clobber a file this module did not write.
     (tmp_path / RECORD_NAME).write_text("my notes")
-    with pytest.raises(FileExistsError, match="not an unfinished run"):
+    with pytest.raises(RecordExistsError, match="not an unfinished run"):
         begin_record(tmp_path, {})
     assert (tmp_path / RECORD_NAME).read_text() == "my notes"
 
@@ -72,13 +125,20 @@ def test_claim_is_refused_then_replaced_by_the_complete_record(tmp_path):
     assert read_record(tmp_path / "run")["status"] == "complete"
 
 
+def test_claim_names_its_writer(tmp_path):
+    begin_record(tmp_path, {})
+    claim = claim_of(tmp_path)
+    assert (claim["pid"], claim["host"]) == (os.getpid(), socket.gethostname())
+    assert claim["process_started"] == pytest.approx(psutil.Process().create_time(), abs=records.CLOCK_SLACK_S)
+
+
 def test_failed_run_names_its_error_and_can_be_rerun(tmp_path):
     begin_record(tmp_path, {})
     mark_failed(tmp_path, RuntimeError("out of memory"))
     with pytest.raises(RecordError, match=r"status is 'failed' \(RuntimeError: out of memory\)"):
         read_record(tmp_path)
     begin_record(tmp_path, {})  # a failed claim is replaced, no --overwrite needed
-    assert json.loads((tmp_path / RECORD_NAME).read_text())["status"] == "incomplete"
+    assert claim_of(tmp_path)["status"] == "incomplete"
 
 
 def test_mark_failed_leaves_a_complete_record_alone(tmp_path):
@@ -87,41 +147,170 @@ def test_mark_failed_leaves_a_complete_record_alone(tmp_path):
     assert read_record(tmp_path)["status"] == "complete"
 
 
-def test_stale_temporary_files_removed_by_the_next_claim(tmp_path):
-    stale = tmp_path / ".run-abc.json.tmp"
-    stale.write_text('{"half": ')
+def test_live_claim_of_another_process_is_refused(live_writer):
+    # Regression: a second run replaced the claim of a run that was still writing, and both wrote run.json.
+    out, child = live_writer
+    before = (out / RECORD_NAME).read_bytes()
+    started = json.loads(before)["started_at"]
+    for overwrite in (False, True):  # --overwrite replaces finished records, never a live writer's claim
+        with pytest.raises(RunInProgressError) as refused:
+            begin_record(out, {}, overwrite=overwrite)
+        message = str(refused.value)
+        assert str(out) in message and f"pid {child.pid}" in message and started in message
+        assert "wait for it to finish" in message
+    assert (out / RECORD_NAME).read_bytes() == before
+    assert mark_failed(out, RuntimeError("not mine")) is None  # the claim is its writer's to mark
+    assert (out / RECORD_NAME).read_bytes() == before
+
+
+def test_claim_is_replaced_once_its_writer_is_gone(live_writer):
+    out, child = live_writer
+    child.stdin.close()
+    child.wait(timeout=60)
+    begin_record(out, {})
+    assert claim_of(out)["pid"] == os.getpid()
+
+
+def test_claim_of_a_dead_pid_is_replaced(tmp_path):
     begin_record(tmp_path, {})
-    assert not stale.exists()
+    claim = claim_of(tmp_path)
+    (tmp_path / RECORD_NAME).write_text(json.dumps({**claim, "pid": dead_pid()}))
+    begin_record(tmp_path, {"second": True})
+    assert claim_of(tmp_path)["settings"] == {"second": True}
+
+
+def test_claim_of_a_recycled_pid_is_replaced(tmp_path):
+    # The pid is alive (our parent) but its process started long after the claim's writer did: another process.
+    parent = psutil.Process(os.getppid())
+    begin_record(tmp_path, {})
+    claim = {**claim_of(tmp_path), "pid": parent.pid, "process_started": parent.create_time() - 3600}
+    (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
+    begin_record(tmp_path, {"second": True})
+    assert claim_of(tmp_path)["pid"] == os.getpid()
+
+
+def test_claim_of_a_live_pid_with_its_start_time_is_refused(tmp_path):
+    parent = psutil.Process(os.getppid())
+    begin_record(tmp_path, {})
+    claim = {**claim_of(tmp_path), "pid": parent.pid, "process_started": parent.create_time()}
+    (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
+    with pytest.raises(RunInProgressError, match=f"pid {parent.pid} on this host"):
+        begin_record(tmp_path, {})
+
+
+def test_claim_from_another_host_needs_overwrite(tmp_path):
+    begin_record(tmp_path, {})
+    (tmp_path / RECORD_NAME).write_text(json.dumps({**claim_of(tmp_path), "host": "elsewhere.invalid"}))
+    with pytest.raises(RunInProgressError, match=r"on host 'elsewhere.invalid'.*cannot tell.*--overwrite"):
+        begin_record(tmp_path, {})
+    begin_record(tmp_path, {"second": True}, overwrite=True)
+    assert claim_of(tmp_path)["host"] == socket.gethostname()
+
+
+def test_only_provably_stale_temporary_files_removed_by_the_next_claim(tmp_path):
+    # Regression: a new claim deleted every .run-*.json.tmp, also the one a live writer was about to rename.
+    live = tmp_path / f".run-{os.getppid()}-abc.json.tmp"
+    dead = tmp_path / f".run-{dead_pid()}-abc.json.tmp"
+    own = tmp_path / f".run-{os.getpid()}-abc.json.tmp"
+    unnamed = tmp_path / ".run-abc.json.tmp"  # no pid in the name: nothing proves its writer is gone
+    for temp in (live, dead, own, unnamed):
+        temp.write_text('{"half": ')
+    begin_record(tmp_path, {})
+    assert live.exists() and unnamed.exists()
+    assert not dead.exists() and not own.exists()
+
+
+def test_temporary_file_names_its_writer(tmp_path, monkeypatch):
+    made = []
+    from evalcore import _atomic
+
+    real = _atomic.tempfile.mkstemp
+
+    def spy(**kwargs):
+        fd, name = real(**kwargs)
+        made.append(os.path.basename(name))
+        return fd, name
+
+    monkeypatch.setattr(_atomic.tempfile, "mkstemp", spy)
+    begin_record(tmp_path, {})
+    write_record(tmp_path, MINIMAL)
+    assert len(made) == 2 and all(n.startswith(f".run-{os.getpid()}-") and n.endswith(".json.tmp") for n in made)
+
+
+def test_directory_entry_fsynced_after_the_rename(tmp_path, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(records.os, "replace", lambda *a: (events.append("replace"), real_replace(*a))[1])
+    monkeypatch.setattr(
+        records.os, "fsync", lambda fd: (events.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"),
+                                         real_fsync(fd))[1]
+    )  # fmt: skip
+    write_record(tmp_path, MINIMAL)
+    assert events == ["file", "replace", "dir"]
 
 
 def test_missing_record_and_missing_keys(tmp_path):
     with pytest.raises(RecordError, match="no run record"):
         read_record(tmp_path)
     (tmp_path / RECORD_NAME).write_text(json.dumps({"schema": "evalbook.run/1"}))
-    with pytest.raises(RecordError, match="missing keys"):
+    with pytest.raises(RecordError, match=r"record: missing keys \['status', 'protocol'"):
         read_record(tmp_path)
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda r: r["items"][0]["official"].update(loglik=["-1.5", -2.0]), r"loglik\[0\] must be a number"),
-        (lambda r: r["items"][0].update(item_id=True), r"items\[0\].item_id must be int, got bool"),
-        (lambda r: r["items"][0]["official"].update(loglik=[-1.0]), "1 scores for 2 candidates"),
-        (lambda r: r["items"].append(copy.deepcopy(r["items"][0])), "item_id appears twice"),
-        (lambda r: r.update(protocol={}), "protocol is empty"),
+        (lambda r: r["items"][0]["official"].update(loglik=["-1.5", -2.0]),
+         r"record.items\[0\].official.loglik\[0\] must be a number or one of"),
+        (lambda r: r["items"][0].update(item_id=True),
+         r"record.items\[0\].item_id must be an integer, got boolean true"),
+        (lambda r: r["items"][0].update(item_id=1.0), r"record.items\[0\].item_id must be an integer, got number 1.0"),
+        (lambda r: r["items"][0]["official"].update(loglik=[-1.0]),
+         r"record.items\[0\].official has 1 scores for 2 candidates"),
+        (lambda r: r["items"].append(copy.deepcopy(r["items"][0])),
+         r"record.items\[1\].item_id 1 appears twice in items \(also at record.items\[0\]\)"),
+        (lambda r: r.update(protocol={}), "record.protocol must not be empty"),
         (lambda r: r["aggregate"].pop("independent"), "record.aggregate.independent is missing"),
         (lambda r: r["environment"].pop("arithmetic"), "record.environment.arithmetic is missing"),
-        (lambda r: r["environment"]["arithmetic"].update(threads="2"), r"arithmetic.threads must be int, got str"),
+        (lambda r: r["environment"]["arithmetic"].update(threads="2"),
+         r"record.environment.arithmetic.threads must be an integer, got string \"2\""),
     ],
-)
+)  # fmt: skip
 def test_wrong_shape_refused_even_with_a_matching_digest(tmp_path, edit, message):
     # Regression: a record re-digested after a hand edit used to reach the audit and crash it.
-    record = copy.deepcopy(MINIMAL)
+    path = write_record(tmp_path, MINIMAL)
+    record = json.loads(path.read_text())
     edit(record)
-    write_record(tmp_path, record)
+    record["record_sha256"] = records.record_digest(record)
+    path.write_text(json.dumps(record))
     with pytest.raises(RecordError, match=message):
         read_record(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda r: r["items"][0]["official"].update(loglik=[-1.5, "minus infinity"]),
+         "record.items[0].official.loglik[1]"),
+        (lambda r: r["items"][0].pop("label"), "record.items[0].label"),
+        (lambda r: r.update(notes="hand-written"), "record.notes"),
+        (lambda r: r.update(status="running"), "record.status"),
+    ],
+)  # fmt: skip
+def test_invalid_record_is_never_written(tmp_path, edit, path):
+    # A record that read_record would refuse must not be written at all, nor replace the one that is there.
+    first = write_record(tmp_path, MINIMAL, overwrite=True)
+    before = first.read_bytes()
+    record = copy.deepcopy(MINIMAL)
+    edit(record)
+    with pytest.raises(RecordError, match="not written") as refused:
+        write_record(tmp_path, record, overwrite=True)
+    assert path in str(refused.value)
+    assert first.read_bytes() == before
+    assert os.listdir(tmp_path) == [RECORD_NAME]
+    with pytest.raises(RecordError, match="not written"):
+        write_record(tmp_path / "fresh", record)
+    assert not (tmp_path / "fresh").exists()
 
 
 @pytest.mark.parametrize("text", ['{"a": NaN}', '{"a": 1, "a": 2}', "[" * 100_000, b"\xff\xfe".decode("latin-1")])
@@ -135,6 +324,24 @@ def test_unwritable_output_location_raises_and_writes_nothing(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     # Regression guard: this is not a permission problem, and must not be reported as one.
-    with pytest.raises(NotADirectoryError, match="cannot write a run record"):
+    with pytest.raises(NotADirectoryError, match=f"cannot write a run record in {blocker / 'run'}"):
         write_record(blocker / "run", MINIMAL)
+    with pytest.raises(NotADirectoryError, match=f"cannot write a run record in {blocker / 'run'}"):
+        begin_record(blocker / "run", {})
     assert blocker.read_text() == "not a directory"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root bypasses permission bits, so nothing is refused")
+def test_read_only_directory_raises_permission_error_naming_it(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        for out in (locked, locked / "run"):  # mkstemp fails in the first, mkdir in the second
+            with pytest.raises(PermissionError, match=f"cannot write a run record in {out}"):
+                begin_record(out, {})
+            with pytest.raises(PermissionError, match=f"cannot write a run record in {out}"):
+                write_record(out, MINIMAL)
+        assert os.listdir(locked) == []
+    finally:
+        locked.chmod(0o755)
