@@ -2,6 +2,9 @@
 
 Explained in the notebook *Running the official harness*: a warning is a fact about
 the run worth recording, but it is not a failure, and it must not drown the output.
+Only warnings raised from inside the libraries the run drives (:data:`RECORDED_ORIGINS`)
+are recorded; any other warning (the caller's code, evalcore's own) is issued again
+after the block, so the caller's warning filters (``error`` in the tests) still apply.
 """
 
 from __future__ import annotations
@@ -11,15 +14,75 @@ import importlib
 import io
 import logging
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["LOGGERS", "captured", "import_quietly"]
+__all__ = ["LOGGERS", "RECORDED_ORIGINS", "captured", "import_quietly", "is_recorded_origin"]
 
 LOGGERS = ("lm-eval", "lm_eval", "transformers", "datasets", "huggingface_hub")
 """Loggers whose WARNING-and-above records are captured."""
+
+RECORDED_ORIGINS = (
+    "lm_eval",
+    "transformers",
+    "tokenizers",
+    "datasets",
+    "torch",
+    "huggingface_hub",
+    "accelerate",
+    "tqdm",
+    "gguf",
+)
+"""Top-level packages whose warnings :func:`captured` records; a warning whose file is elsewhere is re-issued."""
+
+
+def _package_dirs() -> list[str]:
+    """Directories of the imported :data:`RECORDED_ORIGINS` (a package not imported has issued no warning)."""
+    dirs = []
+    for name in RECORDED_ORIGINS:
+        module = sys.modules.get(name)
+        for entry in getattr(module, "__path__", None) or ():
+            dirs.append(os.path.join(os.path.realpath(entry), ""))
+    return dirs
+
+
+def is_recorded_origin(filename: str, package_dirs: list[str] | None = None) -> bool:
+    """Whether a warning attributed to ``filename`` comes from inside one of :data:`RECORDED_ORIGINS`.
+
+    Args:
+        package_dirs: the packages' directories, if already looked up (they are the same for every warning of a block).
+    """
+    where = os.path.realpath(filename)
+    return any(where.startswith(directory) for directory in package_dirs or _package_dirs())
+
+
+def _module_of(filename: str) -> str | None:
+    """Name of the imported module defined in ``filename``, for filters that match on the module."""
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__file__", None) == filename:
+            return name
+    return None
+
+
+def _reissue(caught: list[warnings.WarningMessage], failure: BaseException | None) -> None:
+    """Warn again with each warning's own category and place, under the caller's filters.
+
+    If the block is already failing, a warning the filters turn into an exception becomes
+    a note on that failure instead of replacing it.
+    """
+    for w in caught:
+        module = _module_of(w.filename)
+        # Never module=None: CPython 3.11 then drops the warning silently, even under an "error" filter.
+        where = {"module": module} if module is not None else {}
+        try:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source, **where)
+        except Warning as raised:
+            if failure is None:
+                raise
+            failure.add_note(f"warned inside the block: {raised.__class__.__name__}: {raised}")
 
 
 def _progress_bars(*, enable: bool, only: list[str] | None = None) -> list[str]:
@@ -47,12 +110,28 @@ def _progress_bars(*, enable: bool, only: list[str] | None = None) -> list[str]:
 
 @contextlib.contextmanager
 def captured(sink: list[str]) -> Iterator[None]:
-    """Send warnings, log records of :data:`LOGGERS` and file-descriptor-2 output to ``sink``.
+    """Send library warnings, log records of :data:`LOGGERS` and file-descriptor-2 output to ``sink``.
 
     File descriptor 2 is redirected too, so messages printed by subprocesses (git's
     "not a git repository") and by C extensions are caught. Progress-bar lines are
     dropped; everything else is kept in order of kind (log records, stderr, warnings).
+    A warning whose file is not inside :data:`RECORDED_ORIGINS` is not recorded: it is
+    issued again after the block (original category, file and line), where the
+    caller's filters decide what happens to it.
     """
+    foreign: list[warnings.WarningMessage] = []
+    try:
+        with _recorded(sink, foreign):
+            yield
+    except BaseException as failure:
+        _reissue(foreign, failure)
+        raise
+    _reissue(foreign, None)
+
+
+@contextlib.contextmanager
+def _recorded(sink: list[str], foreign: list[warnings.WarningMessage]) -> Iterator[None]:
+    """The capture itself; warnings not from :data:`RECORDED_ORIGINS` go to ``foreign``."""
 
     class ListHandler(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
@@ -91,7 +170,12 @@ def captured(sink: list[str]) -> Iterator[None]:
             for line in text.replace("\r", "\n").splitlines():
                 if line.strip() and "it/s]" not in line and "%|" not in line and not any(line in s for s in seen):
                     sink.append(line)
-            sink.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+            dirs = _package_dirs()
+            for w in caught:
+                if is_recorded_origin(w.filename, dirs):
+                    sink.append(f"{w.category.__name__}: {w.message}")
+                else:
+                    foreign.append(w)
 
 
 def import_quietly(name: str, notes: list[str] | None = None) -> Any:

@@ -14,31 +14,36 @@ import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import Distribution
 from typing import Any
 
 from evalcore._capture import captured
-from evalcore.errors import HarnessMismatchError
+from evalcore._install import HarnessFileReport, verify_harness_files
+from evalcore.errors import HarnessMismatchError, PromptTooLongError
 from evalcore.models import DEFAULT_MODEL, locate_model
 from evalcore.resources import Row
-from evalcore.scoring import MAX_LENGTH
+from evalcore.scoring import MAX_LENGTH, encode_pair, requests_for, validation_row
 from evalcore.selection import check_ids
 
 __all__ = [
     "HARNESS_VERSION",
     "SEED",
     "TASK",
+    "HarnessFileReport",
     "OfficialRun",
     "harness_fewshot_contexts",
     "official_task_config",
+    "require_pinned_harness",
     "run_official",
     "task_manager",
+    "verify_harness_files",
 ]
 
 TASK = "sst2"
 """Task name in the lm-eval registry."""
 
 HARNESS_VERSION = "0.4.9.2"
-"""The lm-eval version this book pins; :func:`run_official` refuses any other."""
+"""The lm-eval version this book pins; :func:`require_pinned_harness` refuses any other, or an edited copy."""
 
 SEED = 94
 """Seed for Python, NumPy, torch and few-shot sampling in the official run."""
@@ -66,12 +71,47 @@ class OfficialRun:
     """Wall time of ``simple_evaluate``."""
 
 
-def _check_version() -> None:
-    from importlib.metadata import version
+def require_pinned_harness(dist: Distribution | None = None) -> HarnessFileReport:
+    """Refuse an lm-eval that is not release :data:`HARNESS_VERSION` exactly as its wheel installed it.
 
-    installed = version("lm_eval")
-    if installed != HARNESS_VERSION:
-        raise HarnessMismatchError(f"lm-eval {installed} is installed; this book pins {HARNESS_VERSION}")
+    The version comes from the distribution's metadata, the files are checked against
+    its RECORD by :func:`verify_harness_files` (once per process for the installed one).
+
+    Args:
+        dist: an ``importlib.metadata.Distribution`` to check instead of the installed lm-eval.
+
+    Returns:
+        The report of the check that passed.
+
+    Raises:
+        HarnessMismatchError: another version, no file checked, or a listed file modified,
+            missing or without a usable hash; the message names the version and every such file.
+    """
+    report = verify_harness_files(dist)
+    problems = []
+    if report.version != HARNESS_VERSION:
+        problems.append(f"this book pins {HARNESS_VERSION}")
+    if report.checked == 0:
+        problems.append("no file of it could be checked against its RECORD")
+    for kind in ("modified", "missing", "unverifiable"):
+        names = getattr(report, kind)
+        if names:
+            problems.append(f"{len(names)} {kind} file(s) against its RECORD: {', '.join(names)}")
+    if problems:
+        raise HarnessMismatchError(
+            f"lm-eval {report.version} at {report.root} is not the pinned, unmodified release: " + "; ".join(problems)
+        )
+    return report
+
+
+def _refuse_over_length(tokenizer: Any, validation: Sequence[Row], ids: Sequence[int]) -> None:
+    """Raise before the harness sees an item HFLM would left-truncate (it warns, then scores the rest)."""
+    for item_id in ids:
+        for context, continuation in requests_for(validation_row(validation, item_id).sentence):
+            try:
+                encode_pair(tokenizer, context, continuation, max_length=MAX_LENGTH)
+            except PromptTooLongError as exc:
+                raise PromptTooLongError(f"item {item_id}: {exc}") from exc
 
 
 @functools.lru_cache(maxsize=1)
@@ -130,10 +170,15 @@ def run_official(
             ``pretrained=<package dir>, gguf_file=<file>`` itself.
 
     Raises:
-        RuntimeError: the installed lm-eval is not the pinned version.
+        HarnessMismatchError: the installed lm-eval is not the pinned, unmodified release.
         SealedItemError, ValueError, TypeError: bad ids (see ``check_ids``).
+        PromptTooLongError: an item needs more than :data:`~evalcore.scoring.MAX_LENGTH`
+            input tokens; checked with the tokenizer HFLM uses (``preloaded[1]``, or the
+            one HFLM loads) before ``simple_evaluate`` runs, so no item is truncated.
+        BoundaryError: an item's requests do not tokenize as the scorer needs (the check
+            tokenizes with :func:`~evalcore.scoring.encode_pair`).
     """
-    _check_version()
+    require_pinned_harness()
     ids = check_ids(ids, unseal=unseal)
     passed = sorted(ids) if sort_ids else list(ids)
     directory, gguf_file, _ = locate_model(model)
@@ -143,6 +188,8 @@ def run_official(
 
     noise: list[str] = []
     with captured(noise):
+        if preloaded is not None:
+            _refuse_over_length(preloaded[1], validation, passed)  # before HFLM is built
         config = official_task_config(train, validation)
         if preloaded is None:
             lm = HFLM(
@@ -154,6 +201,7 @@ def run_official(
                 max_length=MAX_LENGTH,
                 attn_implementation="eager",
             )
+            _refuse_over_length(lm.tokenizer, validation, passed)
         else:
             lm = HFLM(
                 pretrained=preloaded[0], tokenizer=preloaded[1], device="cpu", batch_size=1, max_length=MAX_LENGTH

@@ -40,6 +40,7 @@ __all__ = [
     "requests_for",
     "score_item",
     "score_items",
+    "validation_row",
 ]
 
 MAX_LENGTH = 512
@@ -234,7 +235,7 @@ def assemble_item(
     )
 
 
-def _row(rows: Sequence[Row], item_id: int) -> Row:
+def validation_row(rows: Sequence[Row], item_id: int) -> Row:
     """The row with idx ``item_id``; refuses a split that is not in idx order."""
     row = rows[item_id]
     if row.idx != item_id:
@@ -267,7 +268,7 @@ def score_items(
     ids = check_ids(ids, unseal=unseal)
     out = []
     for i in ids:
-        out.append(score_item(model, tokenizer, _row(rows, i), max_length=max_length))
+        out.append(score_item(model, tokenizer, validation_row(rows, i), max_length=max_length))
         if progress is not None:
             progress("independent", len(out), len(ids))
     return out
@@ -291,7 +292,7 @@ def ledger_records(
     records = []
     for i in check_ids(ids, unseal=unseal):
         try:
-            score = score_item(model, tokenizer, _row(rows, i), max_length=max_length)
+            score = score_item(model, tokenizer, validation_row(rows, i), max_length=max_length)
         except PromptTooLongError as exc:
             records.append(ledger_record(i, None, str(exc)))
         else:

@@ -29,7 +29,7 @@ from typing import Any
 
 from evalcore._capture import captured
 from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
-from evalcore.harness import TASK, _check_version, official_task_config, task_manager
+from evalcore.harness import TASK, official_task_config, require_pinned_harness, task_manager
 from evalcore.pairing import sha256_text
 from evalcore.resources import Row
 from evalcore.scoring import argmax_first
@@ -155,7 +155,7 @@ def harness_run(
             ``request_cache`` without ``cache_requests``, or a bad ``num_fewshot``.
         SealedItemError, ValueError, TypeError: bad ids.
     """
-    _check_version()
+    require_pinned_harness()
     ids = sorted(check_ids(ids))
     if cache_requests != (request_cache is not None):
         raise ValueError(
