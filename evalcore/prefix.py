@@ -28,7 +28,7 @@ from evalcore.batched import PAD_ID
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.scoring import MAX_LENGTH, Candidate, continuation_scores, encode_pair
 
-__all__ = ["RequestScore", "score_requests_full", "score_requests_shared"]
+__all__ = ["RequestScore", "encode_requests", "score_requests_full", "score_requests_shared"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ class RequestScore:
     """Tokens this request added to forward passes (its share of the work)."""
 
 
-def _encode_all(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
+def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
+    """Tokenize ``(context, continuation)`` requests by the harness's rule, refusing malformed ones first."""
     if isinstance(requests, (str, bytes)) or not requests:
         raise InvalidInputError(f"requests must be a non-empty list of (context, continuation) pairs, got {requests!r}")
     out = []
@@ -72,7 +73,7 @@ def score_requests_full(
 
     out = []
     with torch.inference_mode():
-        for cand in _encode_all(tokenizer, requests, max_length):
+        for cand in encode_requests(tokenizer, requests, max_length):
             logits = model(torch.tensor([cand.input_ids], dtype=torch.long)).logits[0]
             window = F.log_softmax(logits[len(cand.input_ids) - len(cand.continuation_ids) :], dim=-1)
             picked, total, _ = continuation_scores(window, cand.continuation_ids)
@@ -92,7 +93,7 @@ def score_requests_shared(
     import torch
     import torch.nn.functional as F
 
-    candidates = _encode_all(tokenizer, requests, max_length)
+    candidates = encode_requests(tokenizer, requests, max_length)
     groups: dict[tuple[int, ...], list[int]] = {}
     for index, cand in enumerate(candidates):
         groups.setdefault(cand.context_ids, []).append(index)
