@@ -61,9 +61,16 @@ def finite(obj: Any) -> Any:
 
 
 def record_digest(record: dict[str, Any]) -> str:
-    """SHA-256 of the record's canonical JSON without its ``record_sha256`` field."""
+    """SHA-256 of the record without its ``record_sha256`` field, in the encoding of schema ``evalbook.run/1``.
+
+    That encoding is frozen: sorted keys, no spaces, UTF-8, floats as Python writes them
+    (``1.0``, ``1e-05``). It is not the protocol fingerprint's RFC 8785 encoding, which
+    writes ``1.0`` as ``1``: hashing a record that way would orphan every record already written.
+    """
     body = {k: v for k, v in record.items() if k != "record_sha256"}
-    return hashlib.sha256(canonical_json(body)).hexdigest()
+    canonical_json(body)  # the same refusals as a fingerprint, each naming its path
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _reject_constant(name: str) -> Any:

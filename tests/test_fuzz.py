@@ -15,6 +15,7 @@ import json
 import math
 import unicodedata
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from itertools import combinations
 from types import MappingProxyType
 
@@ -58,9 +59,11 @@ def refusal(fn, *args, allowed=(TypeError, ValueError), **kwargs):
 
 # --- canonical_json / protocol_fingerprint ----------------------------------------------------------------------
 def is_json(obj, depth=0) -> bool:
-    """Reference: plain JSON data that encodes one way (finite floats, string keys, valid Unicode)."""
-    if obj is None or isinstance(obj, (bool, int)):
+    """Reference: I-JSON data that encodes one way (finite floats, exact integers, string keys, valid Unicode)."""
+    if obj is None or isinstance(obj, bool):
         return True
+    if isinstance(obj, int):
+        return -(2**53) < obj < 2**53
     if isinstance(obj, float):
         return math.isfinite(obj)
     if isinstance(obj, str):
@@ -82,14 +85,70 @@ def plain(obj):
     return obj
 
 
+def es_number(x: float) -> str:
+    """Reference: ECMA-262 Number::toString for a finite double, step by step (RFC 8785 3.2.2.3)."""
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + es_number(-x)
+    _, digits, exponent = Decimal(repr(x)).normalize().as_tuple()  # repr: the shortest digits that read back as x
+    s = "".join(map(str, digits))
+    k, n = len(s), exponent + len(s)  # x = s × 10**(n - k), s has k digits and no trailing zero
+    if k <= n <= 21:
+        return s + "0" * (n - k)
+    if 0 < n <= 21:
+        return f"{s[:n]}.{s[n:]}"
+    if -6 < n <= 0:
+        return "0." + "0" * -n + s
+    mantissa = s if k == 1 else f"{s[0]}.{s[1:]}"
+    return f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+
+
+SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def es_string(text: str) -> str:
+    """Reference: a JSON string as RFC 8785 3.2.2.2 writes it (escape only quote, backslash and controls)."""
+    return '"' + "".join(SHORT_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if c < " " else c) for c in text) + '"'
+
+
+def utf16_units(text: str) -> list[int]:
+    """Reference: a key's UTF-16 code units, the order RFC 8785 3.2.3 sorts keys by."""
+    units = []
+    for c in text:
+        cp = ord(c)
+        units += [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)] if cp > 0xFFFF else [cp]
+    return units
+
+
+def jcs(obj) -> str:
+    """Reference: RFC 8785 canonical JSON of plain I-JSON data, written from the RFC without the rfc8785 package."""
+    if obj is None or isinstance(obj, bool):
+        return {None: "null", True: "true", False: "false"}[obj]
+    if isinstance(obj, int):
+        return str(obj)
+    if isinstance(obj, float):
+        return es_number(obj)
+    if isinstance(obj, str):
+        return es_string(obj)
+    if isinstance(obj, list):
+        return "[" + ",".join(jcs(v) for v in obj) + "]"
+    return "{" + ",".join(f"{es_string(k)}:{jcs(obj[k])}" for k in sorted(obj, key=utf16_units)) + "}"
+
+
 @given(anything)
 def test_fuzz_canonical_json_matches_reference(obj):
     encoded, exc = refusal(canonical_json, obj)
     assert (exc is None) == is_json(obj), exc
     if exc is None:
-        reference = json.dumps(plain(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        assert encoded == reference.encode("utf-8")
-        assert canonical_json(json.loads(encoded)) == encoded  # round trip
+        assert encoded == jcs(plain(obj)).encode("utf-8")
+        # Read back as an I-JSON reader does (every number a double), the bytes encode to themselves.
+        assert canonical_json(json.loads(encoded, parse_int=float)) == encoded
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**53) + 1, 2**53 - 1))
+def test_fuzz_numbers_match_the_ecmascript_reference(number):
+    assert canonical_json(number) == jcs(number).encode("ascii")
 
 
 plain_json = st.recursive(
@@ -320,6 +379,7 @@ def test_fuzz_read_record_refuses_arbitrary_files(tmp_path, content):
     assert exc is not None  # nothing random is a complete, self-consistent record
 
 
+@pytest.mark.model  # its fixture is a real smoke run
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), redigest=st.booleans())
 def test_fuzz_edited_record_refused_or_audited_without_crash(tmp_path, smoke_text, data, redigest):
