@@ -68,6 +68,7 @@ def main() -> int:
 
     from evalcore._atomic import write_json_atomic
     from evalcore._capture import captured
+    from evalcore._progress import Progress
     from evalcore.demoprefix import score_on_shared_prefix
     from evalcore.models import load_model
     from evalcore.numerics import arithmetic
@@ -100,12 +101,16 @@ def main() -> int:
             sides[name][0](bs, warm)
         times: dict[str, dict[str, list[float]]] = {name: {} for name in sides}
         scores: dict[str, dict[str, list[float]]] = {name: {} for name in sides}
+        progress, done = Progress(), 0
         for r in range(args.repeats):
             for name, bs in runs[r % len(runs) :] + runs[: r % len(runs)]:
+                progress(f"k={k} timed runs", done, args.repeats * len(runs))
+                done += 1
                 t0 = time.perf_counter()
                 got = sides[name][0](bs, reqs)
                 times[name].setdefault(str(bs), []).append(len(items) / (time.perf_counter() - t0))
                 scores[name].setdefault(str(bs), got)
+        progress(f"k={k} timed runs", done, done)
         reference = scores["harness"]["1"]
         median = {n: {bs: statistics.median(v) for bs, v in t.items()} for n, t in times.items()}
         best = {n: max(m.items(), key=lambda kv: kv[1]) for n, m in median.items()}

@@ -64,16 +64,11 @@ def resolve_items(words: Sequence[str]) -> list[int]:
     return [int(w) for w in words]
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    """One stderr line per tenth of a long stage (and its end); nothing for a handful of items."""
-    step = max(1, total // 10)
-    if total >= 20 and (done % step == 0 or done == total):
-        print(f"{stage}: {done}/{total} items", file=sys.stderr, flush=True)
-
-
 def _run(args: argparse.Namespace) -> int:
+    from evalcore._progress import Progress
     from evalcore.run import execute_run
 
+    progress = Progress()
     words = args.items or ["dev"]
     ids = resolve_items(words)
     default = {"dev": "runs/dev64"}.get(words[0], f"runs/{words[0]}") if len(words) == 1 else "runs/items"
@@ -81,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     path, record = execute_run(
         out,
         ids=ids,
-        progress=_progress,
+        progress=progress,
         smoke=args.smoke,
         sort_ids=not args.unsorted_ids,
         unseal=args.unseal,

@@ -12,7 +12,7 @@ Items are scored with one forward pass per distinct context
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evalcore.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
@@ -36,8 +36,11 @@ def run_condition(
     base: EvalProtocol,
     *,
     unseal: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Score ``cond`` on the items; returns the condition's record (JSON-ready, no text).
+
+    ``progress`` is called as ``progress(condition name, items done, items)`` after each item.
 
     Raises:
         SealedItemError, ValueError, TypeError: bad ids or a bad condition.
@@ -68,6 +71,8 @@ def run_condition(
         else:
             scores = score_requests_shared(model, encoder, [(context, c) for c in continuations])
             items[str(i)] = {"demos": list(ids), "loglik": [s.loglik for s in scores]}
+        if progress is not None:
+            progress(cond.name, len(items), len(demos))
     record: dict[str, Any] = {"protocol": protocol.to_dict(), "fingerprint": protocol.fingerprint, "items": items}
     if cond.rule == "likelihood" and cond.sampler in ("none", "fixed"):
         # One prompt for every item: its content-free scores calibrate it (Zhao et al. 2021).

@@ -119,6 +119,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
+    from evalcore._progress import Progress
     from evalcore.experiment import run_condition
     from evalcore.models import DEFAULT_MODEL, load_model
     from evalcore.numerics import arithmetic
@@ -133,6 +134,7 @@ def main() -> int:
     items = sorted(dev_ids())
     base = build_protocol(DEFAULT_MODEL, tokenizer, verify_rows("validation", validation), items)
     grid = conditions(train)
+    progress = Progress()  # a bar per condition on a terminal; silent in a log
     for name in args.only:
         start = time.perf_counter()
         record = {
@@ -147,7 +149,9 @@ def main() -> int:
             "conditions": {},
         }
         for n, cond in enumerate(grid[name], start=1):
-            record["conditions"][cond.name] = run_condition(model, tokenizer, cond, items, train, validation, base)
+            record["conditions"][cond.name] = run_condition(
+                model, tokenizer, cond, items, train, validation, base, progress=progress
+            )
             print(f"{name}: {n}/{len(grid[name])} {cond.name} ({time.perf_counter() - start:.0f} s)",
                   file=sys.stderr, flush=True)  # fmt: skip
         record["seconds"] = time.perf_counter() - start

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.cli import _progress, main, resolve_items
+from evalcore.cli import main, resolve_items
 from evalcore.errors import EXIT_CODES, InvalidInputError
 from evalcore.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
 
@@ -76,14 +76,3 @@ def test_console_script_is_declared_and_runs():
     exe = Path(sys.executable).with_name("evalcore")
     done = subprocess.run([str(exe), "run", "--help"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
-
-
-def test_progress_reports_tenths_of_long_stages_only(capsys):
-    for done in range(1, 6):
-        _progress("independent", done, 5)
-    assert capsys.readouterr().err == ""
-    for done in range(1, 65):
-        _progress("independent", done, 64)
-    lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "independent: 6/64 items" and lines[-1] == "independent: 64/64 items" and len(lines) == 11
-
