@@ -1,0 +1,102 @@
+"""What an instructor and CI wait for: the book build from scratch, after a prose edit, after a code edit.
+
+Works on a fresh clone of the repository (so nothing local leaks in) beside ``../shared``:
+
+1. ``make book-full``: set-up already done, every page executed from an empty cache;
+2. ``make book`` after a one-word prose edit to one page: pages come from the cache;
+3. ``make book`` after a comment added to an evalcore module: the execution key changes,
+   the cache is dropped, every page executes again (counted from the build log);
+4. with ``--with-test``, ``make test`` as CI runs it.
+
+The clone's virtual environment is created first by ``make setup`` (timed, but not a
+build). Each build's wall time and the number of pages executed are written to
+benchmarks/results/build.json (numbers only) atomically.
+
+    EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_build.py --with-test
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "build.json"
+
+PROSE_PAGE = "book/glossary.md"
+"""The page edited in step 2 (prose only)."""
+
+CODE_FILE = "evalcore/stats.py"
+"""The module edited in step 3 (a comment only: the maths is unchanged, the key is not)."""
+
+EXECUTED = re.compile(r"Executed notebook in ")
+CACHED = re.compile(r"Using cached notebook")
+"""How myst-nb's log reports a page it executed, and one it took from the cache."""
+
+
+def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[str, int]]:
+    start = time.perf_counter()
+    done = subprocess.run(["make", target], cwd=clone, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    log = done.stdout + done.stderr
+    if done.returncode != 0:
+        sys.stderr.write(log[-4000:])
+        raise SystemExit(f"make {target} failed ({done.returncode})")
+    return seconds, {"pages_executed": len(EXECUTED.findall(log)), "pages_from_cache": len(CACHED.findall(log))}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--with-test", action="store_true", help="also time make test (as CI runs it)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from evalcore._atomic import write_json_atomic
+    from evalcore.numerics import arithmetic
+
+    shared = ROOT.parent / "shared"
+    with tempfile.TemporaryDirectory(prefix="evalbook-build-") as tmp:
+        workdir = Path(tmp)
+        clone = workdir / "main"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        os.symlink(shared, workdir / "shared")
+        env = {**os.environ, "EVALBOOK_SST2_DIR": str(workdir / "shared" / "data" / "sst2")}
+        report: dict = {"commit": subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True,
+                                                 text=True, check=True).stdout.strip()}  # fmt: skip
+        report["setup_s"], _ = _make(clone, "setup", env)
+        steps = {}
+        seconds, pages = _make(clone, "book-full", env)
+        steps["book-full (every page executed)"] = {"seconds": seconds, **pages}
+        page = clone / PROSE_PAGE
+        page.write_text(page.read_text(encoding="utf-8").replace("The ", "The  ", 1), encoding="utf-8")
+        seconds, pages = _make(clone, "book", env)
+        steps["book after a prose edit"] = {"seconds": seconds, **pages}
+        module = clone / CODE_FILE
+        module.write_text(module.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        seconds, pages = _make(clone, "book", env)
+        steps["book after an evalcore edit"] = {"seconds": seconds, **pages}
+        if args.with_test:
+            subprocess.run(["git", "checkout", "-q", "--", "."], cwd=clone, check=True)
+            seconds, _ = _make(clone, "test", env)
+            steps["test (as CI runs it)"] = {"seconds": seconds}
+        report["steps"] = steps
+        report["pages_in_book"] = sum(1 for _ in (clone / "book").glob("*.md")) + sum(
+            1 for _ in (clone / "notebooks").glob("*.md")
+        )
+    report["arithmetic"] = arithmetic()
+    report["cpus"] = os.cpu_count()
+    report["command"] = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_build.py --with-test"
+    write_json_atomic(args.out, report)
+    for name, step in report["steps"].items():
+        print(f"{name}: {step['seconds']:.0f} s, {step.get('pages_executed', '-')} pages executed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
