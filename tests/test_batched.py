@@ -22,6 +22,13 @@ def test_batched_scores_match_batch_one_on_real_rows(model_and_tokenizer, valida
         assert ref.candidates == got.candidates and got.forward_passes == 1
     rows = train[:6]
     assert [s.item_id for s in score_rows_batched(model, tok, rows, split="train", batch_size=3)] == list(range(6))
+    # Only the needed projections: the same scores as projecting every position, and the shape as measured.
+    every = score_rows_batched(model, tok, [validation[i] for i in ids], split="validation", batch_size=4,
+                               all_logits=True)  # fmt: skip
+    for fast, full in zip(batched, every, strict=True):
+        assert max(abs(a - b) for a, b in zip(fast.loglik, full.loglik, strict=True)) <= TOLERANCE
+        assert fast.logits_shape == full.logits_shape and fast.logits_shape[0] in (4, len(ids) % 4)
+        assert fast.logits_shape[2] == model.config.vocab_size
 
 
 @pytest.mark.parametrize("size", [0, -1, 1.5, True])
