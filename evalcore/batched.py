@@ -87,15 +87,15 @@ def score_rows_batched(
             picks = [(b, pos) for b, ids in enumerate(batch) for pos in sorted(wanted[ids])]
             if all_logits:  # the whole vocabulary projection at every position, as a plain forward pass does
                 logits = model(tensor).logits
-                shape, rows = tuple(logits.shape), [logits[b, pos] for b, pos in picks]
+                shape, projected = tuple(logits.shape), [logits[b, pos] for b, pos in picks]
             else:  # the projection only where a candidate token is predicted
                 hidden = model.model(input_ids=tensor)[0]
                 index = (torch.tensor([b for b, _ in picks]), torch.tensor([pos for _, pos in picks]))
                 selected = model.lm_head(hidden[index])
-                shape, rows = (len(batch), width, int(selected.shape[-1])), list(selected)
+                shape, projected = (len(batch), width, int(selected.shape[-1])), list(selected)
             for ids in batch:
                 shapes[ids] = shape  # as measured: the batch's positions and the vocabulary
-            for (b, pos), row in zip(picks, rows, strict=True):
+            for (b, pos), row in zip(picks, projected, strict=True):
                 logprobs[(batch[b], pos)] = F.log_softmax(row, dim=-1)
     return [
         assemble_item(

@@ -18,7 +18,6 @@ own ``loglikelihood``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +76,7 @@ def score_on_shared_prefix(
     """
     import torch
     import torch.nn.functional as F
+    from transformers import DynamicCache
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidInputError(f"batch_size must be a positive int, got {batch_size!r}")
@@ -89,7 +89,10 @@ def score_on_shared_prefix(
         wanted.setdefault(c.input_ids, set()).update(range(len(c.context_ids) - 1, len(c.input_ids)))
     rows: dict[tuple[tuple[int, ...], int], Any] = {}
     with torch.inference_mode():
-        prefix = model(torch.tensor([inputs[0][:p]], dtype=torch.long), use_cache=True) if p else None
+        layers = None
+        if p:
+            prefix = model(torch.tensor([inputs[0][:p]], dtype=torch.long), use_cache=True).past_key_values
+            layers = [(layer.keys, layer.values) for layer in prefix.layers]
         for start in range(0, len(inputs), batch_size):
             batch = inputs[start : start + batch_size]
             tails = [ids[p:] for ids in batch]
@@ -97,9 +100,11 @@ def score_on_shared_prefix(
             for b, tail in enumerate(tails):
                 tensor[b, : len(tail)] = torch.tensor(tail, dtype=torch.long)
             cache = None
-            if prefix is not None:
-                cache = copy.deepcopy(prefix.past_key_values)
-                cache.batch_repeat_interleave(len(batch))
+            if layers is not None:
+                # The prefix's keys and values as broadcast views, one per batch row: the cache's own update
+                # concatenates new tensors, so the prefix itself is never written to and never copied first.
+                n = len(batch)
+                cache = DynamicCache([(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in layers])
             hidden = model.model(input_ids=tensor, past_key_values=cache, use_cache=cache is not None)[0]
             picks = [(b, pos) for b, ids in enumerate(batch) for pos in sorted(wanted[ids])]
             index_b = torch.tensor([b for b, _ in picks], dtype=torch.long)
