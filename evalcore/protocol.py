@@ -27,6 +27,15 @@ PROTOCOL_SCHEMA_VERSION = 1
 """Version of the :class:`EvalProtocol` field layout; part of every fingerprint."""
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def _require_sha256(owner: str, name: str, value: str | None) -> None:
+    """A digest field holds a SHA-256 hex digest (64 lowercase hex digits) or, where optional, None."""
+    if value is not None and (len(value) != 64 or not set(value) <= _HEX):
+        raise InvalidInputError(f"{owner}.{name} must be a SHA-256 hex digest (64 lowercase hex digits), got {value!r}")
+
+
 def _require(owner: str, name: str, value: Any, kind: type | tuple[type, ...], *, empty_ok: bool = False) -> None:
     if isinstance(value, bool) and kind is int:
         raise InvalidTypeError(f"{owner}.{name} must be int, got bool {value!r}")
@@ -95,6 +104,7 @@ class ModelSpec:
 
     def __post_init__(self) -> None:
         _validate(self)
+        _require_sha256("ModelSpec", "file_sha256", self.file_sha256)
         if self.revision is None and self.file_sha256 is None:
             raise InvalidInputError(
                 "ModelSpec needs a revision or a file_sha256: a model name alone is not an identity"
@@ -118,6 +128,7 @@ class DataSpec:
 
     def __post_init__(self) -> None:
         _validate(self)
+        _require_sha256("DataSpec", "digest", self.digest)
 
 
 @dataclass(frozen=True)
@@ -143,6 +154,8 @@ class PromptSpec:
 
     def __post_init__(self) -> None:
         _validate(self)
+        _require_sha256("PromptSpec", "demos_sha256", self.demos_sha256)
+        _require_sha256("PromptSpec", "chat_template_sha256", self.chat_template_sha256)
 
 
 @dataclass(frozen=True)

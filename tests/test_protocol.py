@@ -122,3 +122,14 @@ def test_build_protocol_measures_the_tokenizers_bos():
     assert with_bos.model.tokenizer.endswith("prepends BOS id 1") and without.model.tokenizer.endswith("adds no BOS")
     assert with_bos.prompt.template == TEMPLATE and with_bos.harness.task_version == TASK_VERSION
     assert with_bos.data.item_ids == (5, 2) and with_bos.fingerprint != without.fingerprint
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [("data", "digest", "<validation digest>"), ("model", "file_sha256", "B179" + "0" * 60),
+     ("data", "digest", "ab" * 31)],
+)  # fmt: skip
+def test_a_placeholder_digest_is_not_an_identity(section, field, value):
+    spec = getattr(_protocol(), section)
+    with pytest.raises(InvalidInputError, match=rf"{field} must be a SHA-256 hex digest"):
+        dataclasses.replace(spec, **{field: value})
