@@ -76,3 +76,21 @@ def test_console_script_is_declared_and_runs():
     exe = Path(sys.executable).with_name("evalcore")
     done = subprocess.run([str(exe), "run", "--help"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
+
+
+def test_prepare_verifies_model_data_and_selection(capsys):
+    assert main(["prepare"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("model ok: SmolLM2-135M-Instruct (GGUF Q4_1)") and out[0].endswith("sha256 verified")
+    assert out[1].startswith("data ok: train 67349 rows") and out[2].startswith("data ok: validation 872 rows")
+    assert out[3] == f"selection ok: {DEV_SIZE} dev, {CONFIRM_SIZE} confirm (sealed)"
+
+
+def test_prepare_fails_when_the_committed_selection_is_not_the_hash_order(monkeypatch, capsys):
+    from evalcore import selection
+
+    committed = selection.committed_selection()
+    swapped = {**committed, "dev": [committed["confirm"][0], *committed["dev"][1:]]}
+    monkeypatch.setattr(selection, "committed_selection", lambda: swapped)
+    assert main(["prepare"]) == 1
+    assert "selection FAILED: committed ids differ from the hash order" in capsys.readouterr().err
