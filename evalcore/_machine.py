@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.errors import ArithmeticSettingError, InvalidInputError
+from evalcore.errors import ArithmeticSettingError, InvalidInputError, InvalidTypeError
 
 ARITHMETIC_ENV = (
     "ATEN_CPU_CAPABILITY",
@@ -113,11 +113,14 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
     Raises:
         ArithmeticSettingError: torch is already imported and one of ``settings`` differs from
             the environment it was imported with (the change would silently do nothing).
-        ValueError: a name outside :data:`ARITHMETIC_ENV`.
+        InvalidInputError: a name outside :data:`ARITHMETIC_ENV`.
+        InvalidTypeError: a value that is not a string (nothing is applied).
     """
-    for name in settings:
+    for name, value in settings.items():
         if name not in ARITHMETIC_ENV:
             raise InvalidInputError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+        if not isinstance(value, str):
+            raise InvalidTypeError(f"{name} must be set to a string, got {type(value).__name__} {value!r}")
     if "torch" in sys.modules:
         changed = [n for n, v in settings.items() if os.environ.get(n) != v]
         if changed:

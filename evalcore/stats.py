@@ -120,7 +120,8 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0/n and n/n the bound is exactly 0 or 1 in theory; rounding must not exclude the observed value.
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 @dataclass(frozen=True)
@@ -223,8 +224,8 @@ def comparator_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float
     if len(xa) != len(xb):
         raise InvalidInputError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
     se = unpaired_stderr(xa, xb)
-    if se == 0:
-        return 1.0
+    if se == 0:  # both runs constant: equal means no evidence of a difference, unequal an infinite z
+        return 1.0 if sum(xa) == sum(xb) else 0.0
     z = (sum(xa) - sum(xb)) / len(xa) / se
     return 2 * (1 - NormalDist().cdf(abs(z)))
 

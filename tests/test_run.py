@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from evalcore.pairing import pair_official
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalcore.pairing import official_entry, pair_official, sha256_text
 
 
 def entry(doc_id, content_idx):
@@ -45,3 +52,100 @@ def test_independent_prompt_hash_is_taken_as_the_harness_takes_it():
     entry = independent_entry(score)
     assert entry["prompt_hash"] == hashlib.sha256(b"Review: ok\nAnswer: ").hexdigest()
     assert entry["continuation_sha256"][1] == hashlib.sha256(b" yes").hexdigest()
+
+
+# --- official_entry and sha256_text against hashes computed here --------------------------------------------------
+
+ROWHASHES = Path(__file__).resolve().parent.parent / "evalcore" / "data" / "sst2-validation.rowhash.txt"
+
+
+def _content_hash(idx, sentence, label):
+    text = json.dumps([idx, sentence, label], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _sample(doc, doc_id=3):
+    """A logged harness sample as simple_evaluate returns it in memory (tuples, numpy scalars and all)."""
+    return {
+        "doc": doc,
+        "doc_id": doc_id,
+        "doc_hash": "d" * 64,
+        "prompt_hash": "b" * 64,
+        "target_hash": "c" * 64,
+        "arguments": [("Review: x\nSentiment:", " negative"), ("Review: x\nSentiment:", " positive")],
+        "filtered_resps": [(-1.25, False), (np.float32(-0.5), np.bool_(True))],
+        "target": np.int64(1),
+        "acc": 1,
+        "resps": "ignored",
+    }
+
+
+def test_official_entry_keeps_ids_hashes_and_scores_only():
+    doc = {"idx": 7, "sentence": "a made-up review , for the test .", "label": 1}
+    content = _content_hash(7, doc["sentence"], 1)
+    entry = official_entry(_sample(doc), {content: 7, "0" * 64: 8})
+    assert entry == {
+        "doc_id": 3,
+        "content_idx": 7,
+        "doc_row_sha256": content,
+        "doc_hash": "d" * 64,
+        "prompt_hash": "b" * 64,
+        "target_hash": "c" * 64,
+        "continuation_sha256": [hashlib.sha256(b" negative").hexdigest(), hashlib.sha256(b" positive").hexdigest()],
+        "target": 1,
+        "loglik": [-1.25, -0.5],
+        "is_greedy": [False, True],
+        "acc": 1.0,
+    }
+    # plain Python types only, so the record is JSON; and no text survives, only 64-hex hashes
+    assert type(entry["target"]) is int and type(entry["acc"]) is float
+    assert [type(x) for x in entry["loglik"]] == [float, float] and [type(x) for x in entry["is_greedy"]] == [
+        bool,
+        bool,
+    ]
+    assert json.loads(json.dumps(entry)) == entry
+    strings = [v for v in entry.values() if isinstance(v, str)] + entry["continuation_sha256"]
+    assert len(strings) == 6 and all(len(s) == 64 and set(s) <= set("0123456789abcdef") for s in strings)
+
+
+def test_official_entry_unknown_content_has_no_idx():
+    doc = {"idx": 7, "sentence": "a made-up review , for the test .", "label": 1}
+    known = {_content_hash(7, doc["sentence"], 1): 7}
+    flipped = official_entry(_sample(dict(doc, label=0)), known)  # same text and idx, other label
+    assert flipped["content_idx"] is None and flipped["doc_row_sha256"] == _content_hash(7, doc["sentence"], 0)
+    moved = official_entry(_sample(dict(doc, idx=8)), known)  # same text and label, other idx
+    assert moved["content_idx"] is None
+    assert official_entry(_sample(doc), {})["content_idx"] is None
+
+
+def test_official_entry_finds_real_rows_by_content_not_by_doc_id(validation):
+    hash_to_idx = {h: i for i, h in enumerate(ROWHASHES.read_text("ascii").split())}
+    picks = [0, 1, 500, 871]
+    entries = [official_entry(_sample(validation[i].as_doc(), doc_id=n), hash_to_idx) for n, i in enumerate(picks)]
+    assert [e["content_idx"] for e in entries] == picks and [e["doc_id"] for e in entries] == [0, 1, 2, 3]
+    assert all(len(json.dumps(e)) < 2_000 for e in entries)  # ids and hashes, not review text
+    official, failures = pair_official(entries, picks)
+    assert failures == [] and {i: e["doc_id"] for i, e in official.items()} == {0: 0, 1: 1, 500: 2, 871: 3}
+
+
+@pytest.mark.parametrize(
+    ("text", "digest"),
+    [
+        # FIPS 180-2 / NIST test vectors
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+        ),
+    ],
+)
+def test_sha256_text_reproduces_published_vectors(text, digest):
+    assert sha256_text(text) == digest
+
+
+@pytest.mark.parametrize("text", [" positive", "Review: ok\nAnswer:", "café", "日本語 🎬", "tab\tand\x00nul"])
+def test_sha256_text_hashes_the_utf8_bytes(text):
+    assert sha256_text(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if not text.isascii():
+        assert sha256_text(text) != hashlib.sha256(text.encode("utf-16")).hexdigest()

@@ -2,10 +2,13 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
+from fractions import Fraction
 
 import pytest
 from scipy import stats as sp
 
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.stats import (
     clopper_pearson,
     comparator_z_test,
@@ -161,3 +164,224 @@ def test_the_comparator_test_and_the_paired_error_differ_only_by_the_covariance(
     assert comparator_z_test([1, 1], [1, 1]) == 1.0
     with pytest.raises(ValueError, match="same items"):
         comparator_z_test([1, 0], [1])
+
+
+# --- Exact intervals, McNemar and paired differences against oracles computed here -------------------------------
+
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion", Stat. Med. 17:857-872, Table II:
+# 95% intervals, rounded to 4 decimals, for the paper's four examples: (k, n, exact Clopper-Pearson, Wilson).
+NEWCOMBE_1998 = [
+    (81, 263, (0.2527, 0.3676), (0.2553, 0.3662)),
+    (15, 148, (0.0578, 0.1617), (0.0624, 0.1605)),
+    (0, 20, (0.0, 0.1684), (0.0, 0.1611)),
+    (1, 29, (0.0009, 0.1776), (0.0061, 0.1718)),
+]
+
+
+@pytest.mark.parametrize(("k", "n", "exact", "score"), NEWCOMBE_1998)
+def test_intervals_reproduce_newcombes_published_table(k, n, exact, score):
+    lo, hi = clopper_pearson(k, n)
+    assert lo == pytest.approx(exact[0], abs=5e-5) and hi == pytest.approx(exact[1], abs=5e-5)
+    lo, hi = wilson(k, n)
+    assert lo == pytest.approx(score[0], abs=5e-5) and hi == pytest.approx(score[1], abs=5e-5)
+
+
+@pytest.mark.parametrize(("k", "n"), [(1, 1), (0, 1), (2, 5), (7, 9), (13, 40), (100, 200), (199, 200)])
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.999])
+def test_clopper_pearson_is_the_beta_quantile_pair(k, n, confidence):
+    # Clopper-Pearson's bounds are Beta quantiles: Beta(alpha/2; k, n-k+1) and Beta(1-alpha/2; k+1, n-k).
+    alpha = 1 - confidence
+    lo, hi = clopper_pearson(k, n, confidence)
+    expected_lo = 0.0 if k == 0 else sp.beta.ppf(alpha / 2, k, n - k + 1)
+    expected_hi = 1.0 if k == n else sp.beta.ppf(1 - alpha / 2, k + 1, n - k)
+    assert lo == pytest.approx(expected_lo, rel=1e-9, abs=1e-15)
+    assert hi == pytest.approx(expected_hi, rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 10, 64, 200])
+def test_clopper_pearson_edges_have_closed_forms(n):
+    # k = 0: the upper bound solves (1 - p)^n = alpha/2; k = n: the lower bound solves p^n = alpha/2.
+    lo, hi = clopper_pearson(0, n)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / n), rel=1e-12)
+    lo, hi = clopper_pearson(n, n)
+    assert hi == 1.0 and lo == pytest.approx(0.025 ** (1 / n), rel=1e-12)
+
+
+def test_clopper_pearson_of_one_item():
+    # n = 1 by hand: 0/1 -> [0, 1 - alpha/2]; 1/1 -> [alpha/2, 1].
+    assert clopper_pearson(0, 1) == pytest.approx((0.0, 0.975), abs=1e-12)
+    assert clopper_pearson(1, 1) == pytest.approx((0.025, 1.0), abs=1e-12)
+    assert clopper_pearson(0, 1, confidence=0.5) == pytest.approx((0.0, 0.75), abs=1e-12)
+
+
+def test_clopper_pearson_widens_with_confidence_and_contains_the_estimate():
+    for k, n in [(0, 12), (3, 12), (6, 12), (12, 12)]:
+        narrow, wide = clopper_pearson(k, n, 0.8), clopper_pearson(k, n, 0.99)
+        assert wide[0] <= narrow[0] <= k / n <= narrow[1] <= wide[1]
+
+
+def test_wilson_interval_contains_an_observed_zero_or_one():
+    # Mathematically the Wilson bounds at k = 0 and k = n are exactly 0 and 1 (SciPy returns 0.0 and 1.0);
+    # centre - half cancels to ~1e-17 for e.g. n = 10, so the interval of 0/10 excludes the observed 0.
+    assert sp.binomtest(0, 10).proportion_ci(method="wilson").low == 0.0
+    for n in (10, 13, 872):
+        assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
+
+
+def _mcnemar_p(only_a, only_b):
+    """Exact two-sided McNemar p from the binomial written out with integers: 2 * P(X <= min) at p = 1/2, capped."""
+    n = only_a + only_b
+    if n == 0:
+        return Fraction(1)
+    tail = Fraction(sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)), 2**n)
+    return min(Fraction(1), 2 * tail)
+
+
+@pytest.mark.parametrize(
+    ("only_a", "only_b"), [(0, 1), (1, 0), (0, 5), (1, 4), (2, 2), (7, 3), (0, 20), (11, 30), (25, 25), (3, 60)]
+)
+def test_mcnemar_exact_is_the_binomial_written_out(only_a, only_b):
+    a, b = _paired(4, only_a, only_b, 3)
+    result = mcnemar_exact(a, b)
+    assert (result.only_a, result.only_b) == (only_a, only_b)
+    assert result.p_value == pytest.approx(float(_mcnemar_p(only_a, only_b)), rel=1e-12, abs=1e-300)
+    swapped = mcnemar_exact(b, a)  # the test is two-sided: swapping the protocols swaps the counts only
+    assert (swapped.only_a, swapped.only_b) == (only_b, only_a) and swapped.p_value == pytest.approx(result.p_value)
+
+
+def test_mcnemar_by_hand_small_cases():
+    # 0 vs 5 discordant: 2 * (1/2)^5 = 1/16; one discordant pair: 2 * 1/2 = 1 (no evidence at all).
+    assert mcnemar_exact([1] * 5, [0] * 5).p_value == pytest.approx(0.0625, rel=1e-12)
+    assert mcnemar_exact([1], [0]) == mcnemar_exact([True], [False])
+    assert mcnemar_exact([1], [0]).p_value == 1.0
+    # the concordant items do not matter: the same discordant counts give the same test
+    assert mcnemar_exact(*_paired(0, 1, 6, 0)).p_value == mcnemar_exact(*_paired(50, 1, 6, 40)).p_value
+    # 1 vs 6: 2 * (C(7,0) + C(7,1)) / 2^7
+    assert mcnemar_exact(*_paired(0, 1, 6, 0)).p_value == pytest.approx(2 * 8 / 128, rel=1e-12)
+
+
+@pytest.mark.parametrize("outcome", [[0, 0, 0], [1, 1, 1], [1, 0, 1, 1]])
+def test_identical_outcomes_have_no_discordant_pair(outcome):
+    test = mcnemar_exact(outcome, list(outcome))
+    assert (test.only_a, test.only_b, test.p_value) == (0, 0, 1.0)
+    assert paired_stderr(outcome, outcome) == 0.0
+    assert paired_bootstrap_ci(outcome, outcome, resamples=200) == (0.0, 0.0)
+
+
+def test_paired_stderr_on_a_hand_made_list():
+    # differences d = [1, 0, 0, -1, 1, 0]: mean 1/6, sample variance (sum d^2 - n*mean^2)/(n-1) = (3 - 1/6)/5
+    a = [1, 1, 0, 0, 1, 1]
+    b = [0, 1, 0, 1, 0, 1]
+    var = (3 - 6 * (1 / 6) ** 2) / 5
+    assert paired_stderr(a, b) == pytest.approx(math.sqrt(var / 6), rel=1e-12)
+    assert paired_stderr(a, b) == pytest.approx(statistics.stdev([1, 0, 0, -1, 1, 0]) / math.sqrt(6), rel=1e-12)
+
+
+def test_paired_bootstrap_degenerate_lists_by_hand():
+    # Every item gives the same difference: every resample has that mean, so the interval is a point.
+    assert paired_bootstrap_ci([1, 1, 1], [0, 0, 0], resamples=100) == (1.0, 1.0)
+    assert paired_bootstrap_ci([0, 0], [1, 1], resamples=100) == (-1.0, -1.0)
+    assert paired_bootstrap_ci([1], [0], resamples=100) == (1.0, 1.0)  # n = 1
+    assert paired_bootstrap_ci([1], [1], resamples=100) == (0.0, 0.0)
+
+
+def test_paired_bootstrap_bounds_follow_the_sign_of_the_differences():
+    # B right only where A is right: every difference is >= 0, so no resample can have a negative mean.
+    a, b = _paired(10, 4, 0, 6)
+    lo, hi = paired_bootstrap_ci(a, b, seed=11, resamples=500)
+    assert 0.0 <= lo <= 4 / 20 <= hi <= 1.0
+    # resample means are multiples of 1/n
+    assert (lo * 20) == pytest.approx(round(lo * 20)) and (hi * 20) == pytest.approx(round(hi * 20))
+
+
+def test_paired_bootstrap_is_the_documented_percentile_rule():
+    # The rule written out: resample items with Python's generator, sort the resampled sums, take the
+    # floor(alpha/2 * (R-1))-th and ceil((1-alpha/2) * (R-1))-th, divide by n.
+    a = [1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1]
+    b = [1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1]
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    rng, n, resamples = random.Random(4), len(d), 300
+    sums = sorted(sum(d[rng.randrange(n)] for _ in range(n)) for _ in range(resamples))
+    expected = (sums[math.floor(0.05 * (resamples - 1))] / n, sums[math.ceil(0.95 * (resamples - 1))] / n)
+    assert paired_bootstrap_ci(a, b, confidence=0.9, resamples=resamples, seed=4) == expected
+
+
+def test_paired_bootstrap_intervals_nest_by_confidence_for_one_seed():
+    rng = random.Random(8)
+    a = [int(rng.random() < 0.6) for _ in range(80)]
+    b = [int(rng.random() < 0.5) for _ in range(80)]
+    c80, c95, c99 = (paired_bootstrap_ci(a, b, confidence=c, seed=2, resamples=1000) for c in (0.8, 0.95, 0.99))
+    assert c99[0] <= c95[0] <= c80[0] <= c80[1] <= c95[1] <= c99[1]
+    assert c99[0] < c80[0] and c80[1] < c99[1]
+
+
+def test_compare_paired_passes_the_confidence_to_the_exact_intervals():
+    a, b = _paired(5, 4, 1, 2)  # 12 items: A right on 9, B on 6
+    c = compare_paired(a, b, confidence=0.9)
+    assert (c.n, c.correct_a, c.correct_b, c.difference) == (12, 9, 6, pytest.approx(0.25))
+    assert c.ci_a[0] == pytest.approx(sp.beta.ppf(0.05, 9, 4), rel=1e-9)
+    assert c.ci_a[1] == pytest.approx(sp.beta.ppf(0.95, 10, 3), rel=1e-9)
+    assert c.ci_b[0] == pytest.approx(sp.beta.ppf(0.05, 6, 7), rel=1e-9)
+    assert c.mcnemar.p_value == pytest.approx(float(_mcnemar_p(4, 1)), rel=1e-12)  # 2 * 6/32
+    assert c.paired_se == pytest.approx(statistics.stdev([0] * 5 + [1] * 4 + [-1] + [0] * 2) / math.sqrt(12))
+
+
+def test_compare_paired_accepts_bools():
+    a, b = [True, True, False, True], [True, False, False, False]
+    c = compare_paired(a, b)
+    assert (c.correct_a, c.correct_b, c.mcnemar.only_a, c.mcnemar.only_b) == (3, 1, 2, 0)
+    assert c.mcnemar.p_value == pytest.approx(0.5)  # 2 * (1/2)^2
+
+
+def test_a_single_item_comparison_is_refused_by_its_standard_error():
+    # One item has no sample variance: the paired standard error (and so compare_paired) refuses it.
+    with pytest.raises(InvalidInputError, match="at least 2 values, got 1") as info:
+        compare_paired([1], [0])
+    assert type(info.value) is InvalidInputError
+
+
+def test_comparator_z_test_of_all_right_against_all_wrong():
+    # lm-eval's scripts/model_comparator.py: Z = (acc1 - acc2) / sqrt(se1^2 + se2^2), p = 2 * norm.sf(|Z|).
+    # With both standard errors 0 and accuracies 1 vs 0, Z = +inf and p = 0; evalcore reports 1.0 ("no difference").
+    assert 2 * sp.norm.sf(math.inf) == 0.0
+    assert comparator_z_test([1, 1, 1], [0, 0, 0]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: clopper_pearson(0, 0), InvalidInputError, r"need 0 <= k <= n and n >= 1, got k=0, n=0"),
+        (lambda: clopper_pearson(-1, 5), InvalidInputError, r"got k=-1, n=5"),
+        (lambda: clopper_pearson(2.0, 5), InvalidTypeError, r"k must be an int, got float 2\.0"),
+        (lambda: clopper_pearson(2, 5.0), InvalidTypeError, r"n must be an int, got float 5\.0"),
+        (lambda: clopper_pearson(2, False), InvalidTypeError, r"n must be an int, got bool False"),
+        (lambda: clopper_pearson(2, 5, confidence=0.0), InvalidInputError, r"strictly between 0 and 1, got 0\.0"),
+        (lambda: clopper_pearson(2, 5, confidence=95), InvalidInputError, r"strictly between 0 and 1, got 95"),
+        (lambda: clopper_pearson(2, 5, confidence=math.nan), InvalidInputError, "strictly between 0 and 1, got nan"),
+        (lambda: wilson(6, 5), InvalidInputError, r"got k=6, n=5"),
+        (lambda: wilson("1", 5), InvalidTypeError, r"k must be an int, got str '1'"),
+        (lambda: mcnemar_exact([1, 1.0], [1, 0]), InvalidInputError, r"a\[1\] must be 0/1 \(or a bool\), got 1\.0"),
+        (lambda: mcnemar_exact([1, 0, 1], [1, 0, None]), InvalidInputError, r"b\[2\] must be 0/1 .*got None"),
+        (lambda: mcnemar_exact([1, 0], ["1", 0]), InvalidInputError, r"b\[0\] must be 0/1 .*got '1'"),
+        (lambda: mcnemar_exact([1, -1], [1, 0]), InvalidInputError, r"a\[1\] must be 0/1 .*got -1"),
+        (lambda: mcnemar_exact([1], []), InvalidInputError, "b is empty"),
+        (lambda: mcnemar_exact([1, 0, 1], [1, 0]), InvalidInputError, "equal lengths, got 3 and 2"),
+        (lambda: paired_stderr([1, 0], [1, 0, 1]), InvalidInputError, "equal lengths, got 2 and 3"),
+        (lambda: paired_stderr([1], [0]), InvalidInputError, "at least 2 values, got 1"),
+        (lambda: paired_bootstrap_ci([1, 0], [1]), InvalidInputError, "equal lengths, got 2 and 1"),
+        (lambda: paired_bootstrap_ci([1, 0], [0, 1], resamples=99), InvalidInputError, "int >= 100, got 99"),
+        (lambda: paired_bootstrap_ci([1, 0], [0, 1], resamples=True), InvalidInputError, "int >= 100, got True"),
+        (lambda: paired_bootstrap_ci([1, 0], [0, 1], resamples=1e4), InvalidInputError, r"int >= 100, got 10000\.0"),
+        (lambda: paired_bootstrap_ci([1, 0], [0, 1], confidence=1), InvalidInputError, "strictly between 0 and 1"),
+        (lambda: mean_stderr([]), InvalidInputError, "at least 2 values, got 0"),
+        (lambda: unpaired_z_test(11, 3, 10), InvalidInputError, r"got k=11, n=10"),
+        (lambda: unpaired_z_test(1, 3, 0), InvalidInputError, r"got k=1, n=0"),
+        (lambda: comparator_z_test([1, 2], [1, 0]), InvalidInputError, r"a\[1\] must be 0/1"),
+        (lambda: compare_paired([1, 0], [1, 0, 0]), InvalidInputError, "equal lengths, got 2 and 3"),
+        (lambda: compare_paired([1, 0], [0.0, 1]), InvalidInputError, r"b\[0\] must be 0/1"),
+    ],
+)
+def test_every_refusal_is_the_evalcore_error_with_its_message(call, error, message):
+    with pytest.raises(error, match=message) as info:
+        call()
+    assert type(info.value) is error  # exactly that class, not merely a builtin ValueError/TypeError
