@@ -1,0 +1,100 @@
+"""Graded practice tasks: checks that pass only for a correct answer, and say what is wrong otherwise.
+
+Explained in the chapter *Practice: three graded tasks* (``book/practice.md``). Each
+``check_*`` function takes the student's answer, raises :class:`NotAnswered` while the
+answer is still the placeholder ``None``, raises :class:`WrongAnswer` with a hint that
+names what is wrong, and returns a one-line verdict when everything holds. The checks
+use evalcore's own tools (fingerprint, overlap, ledger), so passing one means the
+student's object behaves as the tool expects, not that it matches one written answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalcore.errors import InvalidInputError
+from evalcore.fingerprint import diff_protocols, protocol_fingerprint
+from evalcore.ledger import score_run
+from evalcore.overlap import content_overlap, split_overlap
+
+__all__ = ["NotAnswered", "WrongAnswer", "check_denominators", "check_fingerprint_task", "check_split_task"]
+
+
+class NotAnswered(InvalidInputError):
+    """The answer cell still holds its placeholder."""
+
+
+class WrongAnswer(InvalidInputError):
+    """The answer is checked and wrong; the message says what to look at."""
+
+
+def _given(name: str, value: Any) -> Any:
+    if value is None:
+        raise NotAnswered(f"{name} is still None: complete the cell above, then run this one again")
+    return value
+
+
+def check_fingerprint_task(base: Any, changed: Any, field: Any) -> str:
+    """Task 1: ``changed`` differs from ``base`` in exactly one field, named by ``field`` (a dotted path).
+
+    Passes when the two fingerprints differ, ``diff_protocols`` lists exactly one
+    difference, and its path is ``field``.
+    """
+    base, changed, field = _given("base", base), _given("changed", changed), _given("field", field)
+    differences = diff_protocols(base, changed)
+    if not differences:
+        raise WrongAnswer("the two protocols are the same: change one value of the copy")
+    if len(differences) > 1:
+        raise WrongAnswer(f"{len(differences)} fields differ ({', '.join(d.path for d in differences)}): change one")
+    if field != differences[0].path:
+        raise WrongAnswer(f"you changed {differences[0].path!r} but named {field!r}")
+    before, after = protocol_fingerprint(base)[:12], protocol_fingerprint(changed)[:12]
+    return f"correct: only {field} differs, and the fingerprint changed with it ({before}… -> {after}…)"
+
+
+def check_split_task(splits: Any) -> str:
+    """Task 2: three splits of three items each, with one id shared and one text filed under two ids.
+
+    ``splits`` maps ``train``, ``dev`` and ``report`` to ``{id: text}``. Passes when
+    exactly one id appears in two splits, and exactly one pair of items with different
+    ids has the same normalized text in two splits.
+    """
+    splits = _given("splits", splits)
+    if not isinstance(splits, Mapping) or set(splits) != {"train", "dev", "report"}:
+        raise WrongAnswer("splits must map exactly 'train', 'dev' and 'report' to {id: text}")
+    if any(not isinstance(items, Mapping) or len(items) != 3 for items in splits.values()):
+        raise WrongAnswer("each split needs exactly three items, as {id: text}")
+    by_id = split_overlap({name: list(items) for name, items in splits.items()})
+    shared_ids = [(pair, i) for pair, ids in by_id.items() for i in ids]
+    by_text = content_overlap(splits)
+    text_only = [(pair, ids) for pair, pairs in by_text.items() for ids in pairs if ids[0] != ids[1]]
+    if len(shared_ids) != 1:
+        raise WrongAnswer(f"{len(shared_ids)} ids appear in two splits ({shared_ids}); exactly one should")
+    if len(text_only) != 1:
+        raise WrongAnswer(
+            f"{len(text_only)} texts appear under two different ids ({text_only}); exactly one should: "
+            "the same sentence filed under a new id, which an id check cannot see"
+        )
+    (pair, item), (_, ids) = shared_ids[0], text_only[0]
+    return f"correct: id {item!r} is in {pair[0]} and {pair[1]}; {ids[0]!r} and {ids[1]!r} share a text"
+
+
+def check_denominators(records: Any, success_rate: Any, scored_accuracy: Any) -> str:
+    """Task 3: four ledger records (2 passed, 1 failed, 1 error) and both rates computed by hand.
+
+    Passes when the records have that mix and the two numbers equal what
+    :func:`evalcore.ledger.score_run` computes.
+    """
+    records = _given("records", records)
+    success_rate, scored_accuracy = _given("success_rate", success_rate), _given("scored_accuracy", scored_accuracy)
+    if not isinstance(records, Sequence) or len(records) != 4:
+        raise WrongAnswer("give four ledger records, one per item")
+    summary = score_run(records)
+    if summary["counts"] != {"passed": 2, "failed": 1, "error": 1}:
+        raise WrongAnswer(f"the records end {summary['counts']}; the task asks for 2 passed, 1 failed, 1 error")
+    if abs(success_rate - summary["success_rate"]) > 1e-9:
+        raise WrongAnswer(f"success rate {success_rate!r}: it divides the passed items by every item")
+    if abs(scored_accuracy - summary["scored_accuracy"]) > 1e-9:
+        raise WrongAnswer(f"scored accuracy {scored_accuracy!r}: it divides the passed items by the scored ones")
+    return f"correct: success rate {summary['success_rate']:.3g}, scored accuracy {summary['scored_accuracy']:.3g}"
