@@ -120,11 +120,27 @@ def test_math_and_diagrams_render_from_file_urls(site, page):
         assert "<mjx-container" in dom
 
 
-def test_screenshots_of_three_pages(site, server):
+SCREENSHOT_PAGES = (
+    "notebooks/scoring-by-hand.html", "book/protocol-identity.html", "book/receipts.html", "book/the-chain.html",
+    "book/article-numbers.html", "book/practice.html", "book/trackers.html", "book/performance.html",
+    "book/glossary.html",
+)  # fmt: skip
+"""Pages photographed at every site check, for a person to look at (``_build/screenshots``)."""
+
+
+def test_screenshots_of_the_pages_to_look_at(site, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for page in ("notebooks/scoring-by-hand.html", "book/protocol-identity.html", "book/receipts.html"):
+    for page in SCREENSHOT_PAGES:
         target = SHOTS / (Path(page).stem + ".png")
         target.unlink(missing_ok=True)
         load(f"{server}/{page}", screenshot=target)
         assert target.stat().st_size > 20_000
     (SHOTS / "pages.json").write_text(json.dumps(sorted(p.name for p in SHOTS.glob("*.png"))))
+
+
+def test_glossary_terms_are_linked_from_the_chapters(site):
+    glossary = (site / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert 'class="glossary' in glossary
+    pages = [p for p in site.rglob("*.html") if p.name != "glossary.html" and "_static" not in p.parts]
+    linked = [p for p in pages if "std-term" in p.read_text(encoding="utf-8")]
+    assert len(linked) >= 10, [p.name for p in linked]
