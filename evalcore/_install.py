@@ -14,8 +14,10 @@ import functools
 import hashlib
 import os
 from dataclasses import dataclass
-from importlib.metadata import Distribution, distribution
+from importlib.metadata import Distribution, PackageNotFoundError, distribution
 from pathlib import Path, PurePosixPath
+
+from evalcore.errors import HarnessMismatchError
 
 __all__ = ["HARNESS_DISTRIBUTION", "HARNESS_PACKAGE", "HarnessFileReport", "verify_harness_files"]
 
@@ -113,9 +115,18 @@ def _compare(dist: Distribution, package: str) -> HarnessFileReport:
     )
 
 
+def _installed() -> Distribution:
+    try:
+        return distribution(HARNESS_DISTRIBUTION)
+    except PackageNotFoundError:
+        raise HarnessMismatchError(
+            f"{HARNESS_DISTRIBUTION} is not installed; this book pins it (make setup installs it)"
+        ) from None
+
+
 @functools.cache
 def _installed_report() -> HarnessFileReport:
-    return _compare(distribution(HARNESS_DISTRIBUTION), HARNESS_PACKAGE)
+    return _compare(_installed(), HARNESS_PACKAGE)
 
 
 def verify_harness_files(dist: Distribution | None = None, *, package: str = HARNESS_PACKAGE) -> HarnessFileReport:
@@ -133,8 +144,8 @@ def verify_harness_files(dist: Distribution | None = None, *, package: str = HAR
         A :class:`HarnessFileReport`; a distribution without a RECORD checks 0 files.
 
     Raises:
-        importlib.metadata.PackageNotFoundError: lm-eval is not installed (default ``dist``).
+        HarnessMismatchError: lm-eval is not installed (default ``dist``).
     """
     if dist is None and package == HARNESS_PACKAGE:
         return _installed_report()
-    return _compare(dist if dist is not None else distribution(HARNESS_DISTRIBUTION), package)
+    return _compare(dist if dist is not None else _installed(), package)

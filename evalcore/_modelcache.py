@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.resources import sha256_file
+from evalcore.task import QUESTION
 
 if TYPE_CHECKING:
     from evalcore.models import ModelResource
@@ -96,7 +97,7 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
 
 TOKENIZER_PROBES = (
     # written in SST-2's style (lower case, spaced punctuation), but not a review from the data set
-    "a probe 's words , split as the corpus splits them . \nQuestion: Is this sentence positive or negative?\nAnswer:",
+    "a probe 's words , split as the corpus splits them . " + QUESTION,
     " negative",
     " positive",
     "Answer: positive",

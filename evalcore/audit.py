@@ -19,6 +19,7 @@ the true maximum and names every argmax flip.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +143,9 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
                 problems.append(f"item {i}: logged target {off['target']} != label {item['label']}")
             if off["doc_row_sha256"] != item["row_sha256"]:
                 problems.append(f"item {i}: logged document's row hash differs from the committed row")
+            if any(math.isnan(x) for x in _scores(off)):  # the schema lets "nan" through; no argmax exists
+                problems.append(f"item {i}: a logged official score is NaN")
+                continue
             pred = argmax_first(_scores(off))
             if float(pred == item["label"]) != float(off["acc"]):
                 problems.append(f"item {i}: logged acc {off['acc']} but argmax of its scores gives {pred}")

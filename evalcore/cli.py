@@ -68,22 +68,27 @@ def _run(args: argparse.Namespace) -> int:
     from evalcore._progress import Progress
     from evalcore.run import execute_run
 
-    progress = Progress()
     words = args.items or ["dev"]
     ids = resolve_items(words)
-    default = {"dev": "runs/dev64"}.get(words[0], f"runs/{words[0]}") if len(words) == 1 else "runs/items"
-    out = args.out or ("runs/smoke" if args.smoke else default)
-    path, record = execute_run(
-        out,
-        ids=ids,
-        progress=progress,
-        smoke=args.smoke,
-        sort_ids=not args.unsorted_ids,
-        unseal=args.unseal,
-        model_name=args.model,
-        data_source=args.data_source,
-        overwrite=args.overwrite,
+    default = {"dev": "runs/dev64", "confirm": "runs/confirm", "validation": "runs/validation"}.get(
+        words[0] if len(words) == 1 else "", "runs/items"
     )
+    out = args.out or ("runs/smoke" if args.smoke else default)
+    progress = Progress()
+    try:
+        path, record = execute_run(
+            out,
+            ids=ids,
+            progress=progress,
+            smoke=args.smoke,
+            sort_ids=not args.unsorted_ids,
+            unseal=args.unseal,
+            model_name=args.model,
+            data_source=args.data_source,
+            overwrite=args.overwrite,
+        )
+    finally:
+        progress.close()  # a bar left open by a run that stopped early
     agg, led = record["aggregate"], record["ledger"]["summary"]
     print(f"official acc {agg['official']['acc']} on {agg['official']['n']} items")
     print(f"independent acc {agg['independent']['acc']} on {agg['independent']['n']} items")

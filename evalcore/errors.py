@@ -20,6 +20,7 @@ The command line maps them to exit statuses (:data:`EXIT_CODES`)::
     │   └── SealedItemError                   a confirm item without an explicit unseal
     ├── InvalidTypeError (TypeError)          a value of the wrong type
     ├── IdentityError (AssertionError)        a logged doc_id names another document
+    ├── DataUnavailableError (FileNotFoundError)  the SST-2 files are not where $EVALBOOK_SST2_DIR says
     ├── RecordExistsError (FileExistsError)   a complete record would be replaced
     │   └── RunInProgressError                a live process holds the directory's claim
     └── UnavailableError (RuntimeError)       something needed is not here
@@ -37,6 +38,7 @@ __all__ = [
     "BoundaryError",
     "CacheKeyMismatchError",
     "DataIntegrityError",
+    "DataUnavailableError",
     "EvalcoreError",
     "HarnessMismatchError",
     "HubUnavailableError",
@@ -101,6 +103,10 @@ class SealedItemError(InvalidInputError):
 
 class IdentityError(EvalcoreError, AssertionError):
     """A logged ``doc_id`` names a different item than the document logged with it."""
+
+
+class DataUnavailableError(EvalcoreError, FileNotFoundError):
+    """The SST-2 files are not where ``$EVALBOOK_SST2_DIR`` points (or it is not set)."""
 
 
 class RecordExistsError(EvalcoreError, FileExistsError):

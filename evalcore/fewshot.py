@@ -1,6 +1,7 @@
 """Few-shot prompts for sst2: exactly as lm-eval 0.4.9.2 builds them, and an item-keyed alternative.
 
-To be explained in Part III. The harness gives each task one ``random.Random(seed)``
+Explained in Part III (``book/part3-fewshot.md``). The harness gives each task one
+``random.Random(seed)``
 (``fewshot_random_seed``, 1234 by default) and, for every evaluated item in evaluation
 order, draws ``k + 1`` training rows from it with ``random.sample``, drops the item
 itself if it was drawn and keeps the first ``k``. Evaluation order is the dataset order

@@ -88,7 +88,7 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
         ``(directory, gguf_file or None, resource)``: what ``from_pretrained`` needs.
 
     Raises:
-        KeyError: unknown model name.
+        InvalidInputError: unknown model name.
         ModelUnavailableError: the package is not installed or the file's SHA-256 differs.
         HubUnavailableError: a Hub model was asked for and the Hub cannot be reached.
     """

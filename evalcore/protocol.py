@@ -6,6 +6,7 @@ Explained in the book chapter *Protocol identity* (``book/protocol-identity.md``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -269,6 +270,11 @@ class EvalProtocol:
             if not set(section) <= names:
                 raise InvalidInputError(f"protocol.{name} has unknown keys {sorted(set(section) - names)}")
             values = {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
+            required = {
+                f.name for f in fields(spec_cls) if f.default is MISSING_FIELD and f.default_factory is MISSING_FIELD
+            }
+            if not required <= set(section):
+                raise InvalidInputError(f"protocol.{name} is missing keys {sorted(required - set(section))}")
             kwargs[name] = spec_cls(**values)
         return cls(**kwargs)
 

@@ -14,16 +14,23 @@ is written and whenever it is read, and carries the SHA-256 of its own canonical
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
 import os
-import re
 import socket
 from pathlib import Path
 from typing import Any
 
 from evalcore._atomic import write_json_atomic
+from evalcore._claims import (
+    TEMP_PREFIX,
+    claim_holder,
+    process_alive,
+    refuse_live_claim,
+    release_lock,
+    remove_stale_temporaries,
+    take_lock,
+)
 from evalcore._record_schema import (
     NON_FINITE,
     SCHEMA_VERSION,
@@ -35,7 +42,7 @@ from evalcore._record_schema import (
     run_schema,
     validate_record,
 )
-from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
+from evalcore.errors import RecordError, RecordExistsError
 
 __all__ = [
     "NON_FINITE",
@@ -63,14 +70,6 @@ RECORD_NAME = "run.json"
 UNFINISHED = ("incomplete", "failed")
 """Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
 
-TEMP_PREFIX = ".run-"
-"""Temporary files of a record being written are ``.run-<pid>-<random>.json.tmp``: the writer's pid is in the name."""
-
-CLOCK_SLACK_S = 1.5
-"""How far two readings of one process's start time may differ (the kernel's boot time is read in whole seconds)."""
-
-_TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]*\.json\.tmp")
-
 
 def _existing(target: Path) -> tuple[str | None, dict[str, Any]]:
     """Status and content of the record at ``target``: ``(None, {})`` if there is none, ``"unreadable"`` if not ours."""
@@ -90,67 +89,6 @@ def _refuse_existing(target: Path, status: str | None, overwrite: bool) -> None:
         return
     what = "a run record" if status == "complete" else f"a file that is not an unfinished run ({status})"
     raise RecordExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
-
-
-def _process(pid: int) -> tuple[bool, float | None]:
-    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None."""
-    import psutil
-
-    try:
-        process = psutil.Process(pid)
-        alive = process.status() != psutil.STATUS_ZOMBIE
-        return alive, process.create_time() if alive else None
-    except psutil.NoSuchProcess:  # ZombieProcess too
-        return False, None
-    except (psutil.AccessDenied, OSError):  # alive, as far as can be told: never guess that a writer is gone
-        return True, None
-
-
-def _claim_holder(claim: dict[str, Any]) -> str:
-    """Who holds an ``incomplete`` claim: ``"self"``, ``"alive"`` (another process here), ``"dead"`` or ``"elsewhere"``.
-
-    Dead means provably gone: no such pid, a zombie, or the pid now names a process with
-    another start time (recycled). A claim of another host cannot be checked from here.
-    """
-    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("process_started")
-    if isinstance(host, str) and host != socket.gethostname():
-        return "elsewhere"
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return "dead"
-    alive, now_started = _process(pid)
-    recorded = isinstance(started, (int, float)) and not isinstance(started, bool)
-    if not alive or (recorded and now_started is not None and abs(now_started - started) > CLOCK_SLACK_S):
-        return "dead"
-    return "self" if pid == os.getpid() else "alive"
-
-
-def _refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -> None:
-    """Raise :class:`RunInProgressError` if an ``incomplete`` claim may belong to a run that is still writing."""
-    holder = _claim_holder(claim)
-    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("started_at")
-    if holder == "alive":  # overwrite does not help: two live writers would interleave their files
-        raise RunInProgressError(
-            f"{directory} is claimed by a run in progress: pid {pid} on this host, started at {started}; "
-            f"wait for it to finish (or stop it: kill {pid}), or choose another --out"
-        )
-    if holder == "elsewhere" and not overwrite:
-        raise RunInProgressError(
-            f"{directory} is claimed by pid {pid} on host {host!r}, started at {started}; this host "
-            f"({socket.gethostname()}) cannot tell whether that run is still going. If it is gone, pass --overwrite; "
-            "otherwise choose another --out"
-        )
-
-
-def _remove_stale_temporaries(directory: Path) -> None:
-    """Delete the temporary files of writers provably gone (or of this process); a live writer's file stays.
-
-    A name without a pid (:data:`TEMP_PREFIX`) proves nothing about its writer, so it stays too.
-    """
-    for temp in directory.glob(f"{TEMP_PREFIX}*.json.tmp"):
-        match = _TEMP_NAME.fullmatch(temp.name)
-        if match and (int(match[1]) == os.getpid() or not _process(int(match[1]))[0]):
-            with contextlib.suppress(OSError):
-                temp.unlink()
 
 
 def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
@@ -183,12 +121,18 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     directory = Path(out_dir)
     status, existing = _existing(directory / RECORD_NAME)
     if status == "incomplete":
-        _refuse_live_claim(directory, existing, overwrite)
+        refuse_live_claim(directory, existing, overwrite)
     _refuse_existing(directory / RECORD_NAME, status, overwrite)
-    if directory.is_dir():
-        _remove_stale_temporaries(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # the class kept (PermissionError, NotADirectoryError, ...), the directory named
+        error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
+        error.errno = exc.errno
+        raise error from exc
+    take_lock(directory)
+    remove_stale_temporaries(directory)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    writer = {"pid": os.getpid(), "host": socket.gethostname(), "process_started": _process(os.getpid())[1]}
+    writer = {"pid": os.getpid(), "host": socket.gethostname(), "process_started": process_alive(os.getpid())[1]}
     claim = {"schema": SCHEMA_VERSION, "status": "incomplete", "started_at": started, **writer,
              "settings": finite(settings)}  # fmt: skip
     return _atomic_write(directory, claim)
@@ -197,10 +141,13 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
 def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path | None:
     """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone."""
     status, claim = _existing(Path(out_dir) / RECORD_NAME)
-    if status != "incomplete" or _claim_holder(claim) != "self":  # another run's claim is that run's to mark
+    if status != "incomplete" or claim_holder(claim) != "self":  # another run's claim is that run's to mark
         return None
     claim.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
-    return _atomic_write(Path(out_dir), claim)
+    try:
+        return _atomic_write(Path(out_dir), claim)
+    finally:
+        release_lock(Path(out_dir))
 
 
 def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, overwrite: bool = False) -> Path:
@@ -213,6 +160,7 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
         RecordError: the record does not follow the schema (:func:`validate_record`);
             the message names the path of the first problem, and nothing is written.
         RecordExistsError: a complete record is already there and ``overwrite`` is False.
+        RunInProgressError: the claim there belongs to another run that is still alive.
         PermissionError, NotADirectoryError: the directory cannot be written.
     """
     directory = Path(out_dir)
@@ -221,9 +169,14 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
     problem = record_problem({**body, "record_sha256": "0" * 64})  # the digest is computed below
     if problem:
         raise RecordError(f"{target}: not written, read_record would refuse it: {problem}")
-    _refuse_existing(target, _existing(target)[0], overwrite)
+    status, existing = _existing(target)
+    if status == "incomplete" and claim_holder(existing) == "alive":  # another live run's claim is not ours
+        refuse_live_claim(directory, existing, overwrite)
+    _refuse_existing(target, status, overwrite)
     body["record_sha256"] = record_digest(body)
-    return _atomic_write(directory, body)
+    path = _atomic_write(directory, body)
+    release_lock(directory)
+    return path
 
 
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import Any
 
-from evalcore.errors import DataIntegrityError, HubUnavailableError, InvalidInputError
+from evalcore.errors import DataIntegrityError, DataUnavailableError, HubUnavailableError, InvalidInputError
 from evalcore.fingerprint import canonical_json
 
 __all__ = [
@@ -130,19 +130,19 @@ def data_dir() -> Path:
     """
     value = os.environ.get(DATA_ENV)
     if not value:
-        raise FileNotFoundError(
+        raise DataUnavailableError(
             f"${DATA_ENV} is not set: point it at a directory holding GLUE's SST-2 train.tsv and dev.tsv "
             "(../shared/data/sst2 beside the clone), or use source='hub' when online"
         )
     path = Path(value)
     if not path.is_dir():
-        raise FileNotFoundError(f"${DATA_ENV}={value} is not a directory")
+        raise DataUnavailableError(f"${DATA_ENV}={value} is not a directory")
     return path
 
 
 def _read_tsv(path: Path) -> list[Row]:
     if not path.is_file():
-        raise FileNotFoundError(f"SST-2 file {path} does not exist (set ${DATA_ENV})")
+        raise DataUnavailableError(f"SST-2 file {path} does not exist (set ${DATA_ENV})")
     rows = []
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)

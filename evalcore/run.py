@@ -26,7 +26,7 @@ from evalcore.pairing import independent_entry, official_entry, pair_official, s
 from evalcore.protocol import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
 from evalcore.resources import Row, committed_row_hashes, load_split, verify_rows
 from evalcore.scoring import MAX_LENGTH, ItemScore, score_items
-from evalcore.selection import check_ids, dev_ids
+from evalcore.selection import check_ids, confirm_ids, dev_ids
 from evalcore.task import CHOICES, TARGET_DELIMITER, TASK_VERSION, TEMPLATE
 
 __all__ = [
@@ -230,7 +230,7 @@ def _execute(
         "settings": {
             "smoke": smoke,
             "sort_ids": sort_ids,
-            "unsealed": unseal,
+            "unsealed": bool(set(chosen) & set(confirm_ids())),  # confirm items scored, not just allowed
             "ids_passed_to_harness": run.ids_passed,
             "harness_model_loading": run.model_loading,
             "official_item_ids": official_ids,

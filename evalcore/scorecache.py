@@ -1,6 +1,6 @@
 """A score cache that cannot answer a different question from the one asked.
 
-To be explained in the chapter on the harness's caches. lm-eval's request cache is keyed
+Explained in the chapter *Caches that forget what they cached* (``book/caches.md``). lm-eval's request cache is keyed
 by the task name and shot count (not by the items or the few-shot seed), and its
 response cache by the request (not by the model or its precision); either can serve a
 stored answer to a question that was never asked. Here every entry is keyed by

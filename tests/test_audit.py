@@ -131,3 +131,14 @@ def test_another_recorded_arithmetic_is_judged_by_the_tolerance(smoke_run, valid
     native = record["environment"]["arithmetic"]["cpu_capability"]
     assert report.arithmetic_changes == [f"cpu_capability: 'SOME-OTHER-CPU' -> {native!r}"]
     assert "re-run on another arithmetic: max |Δ| 1e-07 within tolerance" in report.summary()
+
+
+def test_a_nan_official_score_is_a_problem_not_a_crash(smoke_run):
+    # The schema admits "nan" as a stored score; the audit must report it, not fail inside argmax.
+    _, record = smoke_run
+    edited = copy.deepcopy(record)
+    item = next(it for it in edited["items"] if it["official"] is not None)
+    item["official"]["loglik"][0] = "nan"
+    report = audit_record(edited)
+    expected = f"item {item['item_id']}: a logged official score is NaN"
+    assert not report.ok and expected in report.levels["1 stored scores"]

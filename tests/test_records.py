@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from evalcore import records
+from evalcore._claims import CLOCK_SLACK_S, LOCK_NAME
 from evalcore.errors import RecordExistsError, RunInProgressError
 from evalcore.records import RECORD_NAME, RecordError, begin_record, mark_failed, read_record, write_record
 
@@ -129,7 +130,7 @@ def test_claim_names_its_writer(tmp_path):
     begin_record(tmp_path, {})
     claim = claim_of(tmp_path)
     assert (claim["pid"], claim["host"]) == (os.getpid(), socket.gethostname())
-    assert claim["process_started"] == pytest.approx(psutil.Process().create_time(), abs=records.CLOCK_SLACK_S)
+    assert claim["process_started"] == pytest.approx(psutil.Process().create_time(), abs=CLOCK_SLACK_S)
 
 
 def test_failed_run_names_its_error_and_can_be_rerun(tmp_path):
@@ -345,3 +346,31 @@ def test_read_only_directory_raises_permission_error_naming_it(tmp_path):
         assert os.listdir(locked) == []
     finally:
         locked.chmod(0o755)
+
+
+def test_the_lock_of_a_live_run_refuses_a_second_claim(tmp_path):
+    # The exclusive lock is the step two runs cannot both win: a live holder keeps the directory.
+    (tmp_path / LOCK_NAME).write_text(f"{os.getppid()}\n")
+    with pytest.raises(RunInProgressError, match=rf"locked by a run in progress \(pid {os.getppid()}"):
+        begin_record(tmp_path, {})
+    assert not (tmp_path / RECORD_NAME).exists()
+
+
+def test_the_lock_of_a_dead_run_is_taken_over_and_released_by_the_record(tmp_path):
+    (tmp_path / LOCK_NAME).write_text(f"{dead_pid()}\n")
+    begin_record(tmp_path, {})
+    assert (tmp_path / LOCK_NAME).read_text().split()[0] == str(os.getpid())
+    write_record(tmp_path, MINIMAL)
+    assert not (tmp_path / LOCK_NAME).exists()  # a finished run leaves no lock
+
+
+def test_write_record_refuses_a_live_runs_claim(tmp_path):
+    parent = psutil.Process(os.getppid())
+    claim = {
+        "schema": "evalbook.run/1", "status": "incomplete", "started_at": "2026-12-01T00:00:00+00:00", "settings": {},
+        "pid": parent.pid, "host": socket.gethostname(), "process_started": parent.create_time(),
+    }  # fmt: skip
+    (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
+    with pytest.raises(RunInProgressError, match=f"pid {parent.pid} on this host"):
+        write_record(tmp_path, MINIMAL)
+    assert json.loads((tmp_path / RECORD_NAME).read_text())["status"] == "incomplete"  # untouched

@@ -37,8 +37,8 @@ EXPECTED = {
     "merge-attempt-gap": ("InvalidInputError", "attempt numbers [1, 3] are not 1..2"),
     "data-tampered": ("exit 2", "DataIntegrityError: validation: row idx 41 differs from the committed row hash"),
     "data-truncated": ("DataIntegrityError", "validation: 772 rows, expected 872"),
-    "data-missing-file": ("FileNotFoundError", "dev.tsv does not exist"),
-    "data-dir-unset": ("FileNotFoundError", "$EVALBOOK_SST2_DIR is not set"),
+    "data-missing-file": ("DataUnavailableError", "dev.tsv does not exist"),
+    "data-dir-unset": ("DataUnavailableError", "$EVALBOOK_SST2_DIR is not set"),
     "data-hub-offline": ("HubUnavailableError", "(HF_HUB_OFFLINE=1 is set). Use the offline default instead"),
     "data-hub-unreachable": ("exit 2", "HubUnavailableError: dataset nyu-mll/glue@bcdcba79"),
     "model-wrong-sha": ("exit 2", "expected b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"),
@@ -130,11 +130,12 @@ def test_run_killed_at_any_point_is_never_accepted_and_rerun_works(bench, model_
 
 
 def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
-    # SIGKILL at the one moment the complete record exists only as a temporary file.
-    begin_record(tmp_path, {"smoke": True})
+    # SIGKILL at the one moment the complete record exists only as a temporary file. The killed
+    # process claims the directory itself: a live run's claim is refused to everyone else.
     script = (
         "import os, signal, sys\n"
         "from evalcore import records\n"
+        "records.begin_record(sys.argv[1], {'smoke': True})\n"
         "records.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
         "from tests.test_records import MINIMAL\n"
         "records.write_record(sys.argv[1], MINIMAL)\n"
@@ -146,8 +147,10 @@ def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
     assert json.loads(tmp.read_text())["status"] == "complete"  # fully written, never renamed
     with pytest.raises(RecordError, match="status is 'incomplete'"):
         read_record(tmp_path)
-    begin_record(tmp_path, {"smoke": True})  # the rerun's claim clears the leftover
+    assert (tmp_path / ".run.lock").is_file()  # the dead run's lock, left behind
+    begin_record(tmp_path, {"smoke": True})  # the rerun proves the writer gone, and clears its leftovers
     assert not list(tmp_path.glob(".run-*.json.tmp"))
+    assert (tmp_path / ".run.lock").read_text().split()[0] == str(os.getpid())
 
 
 def test_originals_untouched_by_the_damaged_copies():
