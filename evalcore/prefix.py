@@ -40,7 +40,9 @@ class RequestScore:
     token_logprobs: tuple[float, ...]
     """log p of each continuation token."""
     loglik: float
-    """s_ij: the sum of the continuation's token log-probs (:func:`evalcore.scoring.continuation_scores`)."""
+    """s_ij: the sum of the continuation's token log-probs, added as Python floats (float64), as Part III's
+    stored records were computed; the batch-1 path adds them in float32, as the harness does. For a
+    one-token candidate the two are the same number; for longer ones they differ by rounding only."""
     forward_tokens: int
     """Tokens this request added to forward passes (its share of the work)."""
 
@@ -76,8 +78,8 @@ def score_requests_full(
         for cand in encode_requests(tokenizer, requests, max_length):
             logits = model(torch.tensor([cand.input_ids], dtype=torch.long)).logits[0]
             window = F.log_softmax(logits[len(cand.input_ids) - len(cand.continuation_ids) :], dim=-1)
-            picked, total, _ = continuation_scores(window, cand.continuation_ids)
-            out.append(RequestScore(cand, picked, total, len(cand.input_ids)))
+            picked, _, _ = continuation_scores(window, cand.continuation_ids)
+            out.append(RequestScore(cand, picked, sum(picked), len(cand.input_ids)))
     return out
 
 
@@ -118,9 +120,9 @@ def score_requests_shared(
                     rest[i] = list(F.log_softmax(logits[row, : len(tail)], dim=-1))
             for n, index in enumerate(members):
                 cand = candidates[index]
-                picked, total, _ = continuation_scores(
+                picked, _, _ = continuation_scores(
                     torch.stack([first, *rest.get(index, [])]), cand.continuation_ids
                 )
                 cost = (len(context_ids) if n == 0 else 0) + len(cand.continuation_ids) - 1
-                results[index] = RequestScore(cand, picked, total, cost)
+                results[index] = RequestScore(cand, picked, sum(picked), cost)
     return [results[i] for i in range(len(candidates))]
