@@ -42,7 +42,7 @@ from evalcore._record_schema import (
     run_schema,
     validate_record,
 )
-from evalcore.errors import RecordError, RecordExistsError
+from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
 
 __all__ = [
     "NON_FINITE",
@@ -91,15 +91,20 @@ def _refuse_existing(target: Path, status: str | None, overwrite: bool) -> None:
     raise RecordExistsError(f"{target} already holds {what}; choose another --out or pass --overwrite")
 
 
+def _unwritable(directory: Path, exc: OSError) -> OSError:
+    """The system's error, of the same class, naming the run directory and what to do."""
+    error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
+    error.errno = exc.errno
+    return error
+
+
 def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
     """Write ``body`` as ``directory/run.json`` with :func:`write_json_atomic`, the temporary file named by pid."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
         return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     except OSError as exc:  # same class (PermissionError, NotADirectoryError, ...), with the directory named
-        error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
-        error.errno = exc.errno
-        raise error from exc
+        raise _unwritable(directory, exc) from exc
 
 
 def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:
@@ -125,11 +130,11 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     _refuse_existing(directory / RECORD_NAME, status, overwrite)
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        take_lock(directory)
+    except RunInProgressError:
+        raise
     except OSError as exc:  # the class kept (PermissionError, NotADirectoryError, ...), the directory named
-        error = type(exc)(f"cannot write a run record in {directory}: {exc.strerror or exc}; choose a writable --out")
-        error.errno = exc.errno
-        raise error from exc
-    take_lock(directory)
+        raise _unwritable(directory, exc) from exc
     remove_stale_temporaries(directory)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     writer = {"pid": os.getpid(), "host": socket.gethostname(), "process_started": process_alive(os.getpid())[1]}
