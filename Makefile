@@ -87,10 +87,12 @@ unit: setup
 browser:
 	@bash scripts/ensure_browser.sh
 
+# The tests run as two one-thread streams side by side (scripts/test_streams.sh): the
+# real-model tests, and the fast tests followed by nbval under the second arithmetic. Then
+# the book is built from scratch, natively, and the built site is checked in Chromium.
+# Each notebook executes once per arithmetic: nbval (second), the book build (native).
 test: browser setup lint
-	$(BIN)/python -m pytest -m "not site" tests
-	env $(SECOND_ARITHMETIC) $(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
-		--nbval-cell-timeout=600 notebooks
+	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
 	$(MAKE) --no-print-directory book-full
 	$(BIN)/python -m pytest -m site tests/test_site.py
 

@@ -194,4 +194,7 @@ def test_make_test_uses_the_documented_second_arithmetic():
     makefile = (ROOT / "Makefile").read_text()
     line = next(x for x in makefile.splitlines() if x.startswith("SECOND_ARITHMETIC :="))
     assert dict(kv.split("=", 1) for kv in line.split(":=", 1)[1].split()) == SECOND_ARITHMETIC
-    assert "env $(SECOND_ARITHMETIC) $(BIN)/python -m pytest --nbval" in makefile
+    # make test hands the settings to the test streams, which put them in nbval's environment
+    assert 'bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"' in makefile
+    streams = (ROOT / "scripts" / "test_streams.sh").read_text()
+    assert 'env $SECOND "$BIN/python" -m pytest --nbval' in streams
