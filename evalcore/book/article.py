@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.batched import score_rows_batched
 from evalcore.book.part3 import ARTICLE_RESULTS
 from evalcore.errors import InvalidInputError
 from evalcore.models import WithoutSpecialTokens
 from evalcore.resources import Row
-from evalcore.scoring import score_items
+from evalcore.scoring import score_items, validation_row
 from evalcore.selection import DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids, hash_order
 
 __all__ = [
@@ -111,11 +112,23 @@ class SetSpread:
         return {"min": min(self.correct), "median": statistics.median(self.correct), "max": max(self.correct)}
 
 
-def item_set_spread(model: Any, tokenizer: Any, validation: Sequence[Row], n_sets: int = 10) -> SetSpread:
-    """Score every item of ``n_sets`` other 64-item sets once; count each set's correct and positive predictions."""
+def item_set_spread(
+    model: Any, tokenizer: Any, validation: Sequence[Row], n_sets: int = 10, *, batch_size: int = 16
+) -> SetSpread:
+    """Score every item of ``n_sets`` other 64-item sets once; count each set's correct and positive predictions.
+
+    The items go through the batched path (:func:`evalcore.batched.score_rows_batched`):
+    the same s_ij, with last bits that may differ from batch 1 (the page counts
+    predictions, it audits nothing). ``batch_size=1`` gives the batch-1 scorer's own sums.
+    """
     sets = other_item_sets(n_sets)
     needed = sorted({i for s in sets for i in s})
-    scored = {s.item_id: s for s in score_items(model, tokenizer, validation, needed)}
+    if batch_size == 1:
+        scores = score_items(model, tokenizer, validation, needed)
+    else:
+        rows = [validation_row(validation, i) for i in needed]
+        scores = score_rows_batched(model, tokenizer, rows, split="validation", batch_size=batch_size)
+    scored = {s.item_id: s for s in scores}
     return SetSpread(
         correct=tuple(sum(scored[i].correct for i in s) for s in sets),
         predicted_positive=tuple(sum(scored[i].prediction for i in s) for s in sets),
