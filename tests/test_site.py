@@ -7,6 +7,7 @@ Runs after `jupyter-book build` (make test orders it so); needs Debian's chromiu
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import json
 import re
@@ -138,9 +139,60 @@ def test_screenshots_of_the_pages_to_look_at(site, server):
     (SHOTS / "pages.json").write_text(json.dumps(sorted(p.name for p in SHOTS.glob("*.png"))))
 
 
+OVERFLOW_PROBE = """<!doctype html><html><body><pre id="found">pending</pre><script>
+const pages = %s, found = {};
+let left = pages.length;
+for (const page of pages) {
+  const frame = document.createElement("iframe");
+  frame.style.width = "1280px";
+  frame.style.height = "900px";
+  frame.onload = () => {
+    const blocks = frame.contentDocument.querySelectorAll("div.highlight pre, div.cell_output pre, div.output pre");
+    found[page] = {blocks: blocks.length, over: [...blocks].filter(b => b.scrollWidth > b.clientWidth + 1)
+      .map(b => b.textContent.split(String.fromCharCode(10)).reduce((a, c) => (c.length > a.length ? c : a)))};
+    if (--left === 0) document.getElementById("found").textContent = JSON.stringify(found);
+  };
+  frame.src = "/" + page;
+  document.body.appendChild(frame);
+}
+</script></body></html>"""
+"""Loads pages side by side in 1280 px frames and lists, per page, the longest line of every
+code or output block wider than its box (the site's own CSS, book/_static/evalbook.css)."""
+
+
+def test_no_code_or_output_runs_past_the_column_at_1280_px(site, server):
+    pages, overflowing, blocks = toc_pages(), {}, 0
+    probe = site / "_overflow_probe.html"
+    try:
+        for start in range(0, len(pages), 4):
+            probe.write_text(OVERFLOW_PROBE % json.dumps(pages[start : start + 4]), encoding="utf-8")
+            dom, _ = load(f"{server}/{probe.name}")
+            found = json.loads(html.unescape(re.search(r'<pre id="found">([^<]*)</pre>', dom).group(1)))
+            blocks += sum(v["blocks"] for v in found.values())
+            overflowing.update({page: v["over"] for page, v in found.items() if v["over"]})
+    finally:
+        probe.unlink(missing_ok=True)
+    assert blocks > 100, f"the probe found only {blocks} code blocks: it measured nothing"
+    assert overflowing == {}, "lines wider than the column at 1280 px:\n" + "\n".join(
+        f"{page}: {line!r}" for page, lines in overflowing.items() for line in lines
+    )
+
+
 def test_glossary_terms_are_linked_from_the_chapters(site):
     glossary = (site / "book" / "glossary.html").read_text(encoding="utf-8")
     assert re.search(r'<dl class="[^"]*\bglossary\b', glossary)  # Sphinx writes class="simple glossary"
     pages = [p for p in site.rglob("*.html") if p.name != "glossary.html" and "_static" not in p.parts]
     linked = [p for p in pages if "std-term" in p.read_text(encoding="utf-8")]
     assert len(linked) >= 10, [p.name for p in linked]
+
+
+def test_the_index_points_into_the_chapters(site):
+    """The general index lists the entries placed where the chapters explain each concept,
+    and the front page and the glossary link to it."""
+    # Regression: the index once listed only the glossary's terms, all pointing at the glossary.
+    index = (site / "genindex.html").read_text(encoding="utf-8")
+    targets = re.findall(r'href="((?:book|notebooks)/[\w-]+)\.html#index-\d+"', index)
+    pages = set(targets) - {"book/glossary"}
+    assert len(targets) >= 40 and len(pages) >= 10, sorted(pages)
+    for page in ("book/index.html", "book/glossary.html"):
+        assert 'href="../genindex.html"' in (site / page).read_text(encoding="utf-8"), page

@@ -1,0 +1,62 @@
+"""Code a reader sees fits the content column: no shown line over 88 characters.
+
+The site's CSS (book/_static/evalbook.css) sets code in 12 px monospace, which holds
+88 characters beside both sidebars at a 1280 px window; tests/test_site.py measures that
+in Chromium. This test reads the sources: every line of a code cell that is shown
+(``hide-input`` cells are shown on a click; ``remove-input`` and ``remove-cell`` ones never)
+and of every fenced block in the prose.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md")])
+MAX_SHOWN = 88
+HIDDEN = {"remove-input", "remove-cell"}
+FENCE = re.compile(r"^(`{3,}|~{3,})([A-Za-z]\S*)?[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+"""A fenced block with an info string (or none) in a Markdown cell; directives such as
+``{exercise}`` hold prose, not code, so only language-tagged blocks are read."""
+
+
+def shown_code_lines(page: Path) -> list[str]:
+    """Every code line of ``page`` that a reader of the built site sees."""
+    lines: list[str] = []
+    for cell in jupytext.read(page).cells:
+        if cell.cell_type == "code":
+            if not HIDDEN & set(cell.metadata.get("tags", [])):
+                lines += cell.source.splitlines()
+        else:
+            for block in FENCE.finditer(cell.source):
+                if block.group(2) and not block.group(2).startswith("{"):
+                    lines += block.group(3).splitlines()
+    return lines
+
+
+def test_the_pages_are_read():
+    assert len(PAGES) > 20
+    assert sum(len(shown_code_lines(p)) for p in PAGES) > 1000
+
+
+def test_the_reader_finds_long_lines_in_cells_and_fences(tmp_path):
+    long = "x = " + "1 + " * 30 + "1"
+    page = tmp_path / "page.md"
+    header = (ROOT / "book" / "the-chain.md").read_text(encoding="utf-8").split("---\n", 2)[1]
+    page.write_text(
+        f"---\n{header}---\n\n"
+        f"Prose.\n\n```bash\n{long}\n```\n\n```{{code-cell}} ipython3\n{long}\n```\n\n"
+        f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\n{long}\n```\n",
+        encoding="utf-8",
+    )
+    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_shown_code_fits_the_column(page):
+    long = [f"{len(x)}: {x}" for x in shown_code_lines(page) if len(x) > MAX_SHOWN]
+    assert long == [], f"{page.name}: lines over {MAX_SHOWN} characters:\n" + "\n".join(long)
