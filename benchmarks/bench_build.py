@@ -81,10 +81,14 @@ def main() -> int:
         module.write_text(module.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
         seconds, pages = _make(clone, "book", env)
         steps["book after an evalcore edit"] = {"seconds": seconds, **pages}
+        failed = None
         if args.with_test:
             subprocess.run(["git", "checkout", "-q", "--", "."], cwd=clone, check=True)
-            seconds, _ = _make(clone, "test", env)
-            steps["test (as CI runs it)"] = {"seconds": seconds}
+            try:
+                seconds, _ = _make(clone, "test", env)
+                steps["test (as CI runs it)"] = {"seconds": seconds}
+            except SystemExit as exc:  # keep the build timings; a failed test run has no time to report
+                failed = exc
         report["steps"] = steps
         report["pages_in_book"] = sum(1 for _ in (clone / "book").glob("*.md")) + sum(
             1 for _ in (clone / "notebooks").glob("*.md")
@@ -95,6 +99,8 @@ def main() -> int:
     write_json_atomic(args.out, report)
     for name, step in report["steps"].items():
         print(f"{name}: {step['seconds']:.0f} s, {step.get('pages_executed', '-')} pages executed")
+    if failed is not None:
+        raise failed
     return 0
 
 
