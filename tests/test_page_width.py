@@ -19,9 +19,24 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md")])
 MAX_SHOWN = 88
 HIDDEN = {"remove-input", "remove-cell"}
-FENCE = re.compile(r"^(`{3,}|~{3,})([A-Za-z]\S*)?[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
-"""A fenced block with an info string (or none) in a Markdown cell; directives such as
-``{exercise}`` hold prose, not code, so only language-tagged blocks are read."""
+OPENING = re.compile(r"^\s*(`{3,}|~{3,})([^\s`{][^\s`]*)")
+"""The opening of a fenced code block with a language. A directive's fence (``{exercise}``,
+``{solution}``) holds prose and is not entered; code blocks inside it are still found."""
+
+
+def fenced_code(markdown: str) -> list[str]:
+    """The lines of every language-tagged fenced block in ``markdown``, nested ones included."""
+    lines: list[str] = []
+    closing = None
+    for line in markdown.splitlines():
+        if closing is not None:
+            if line.strip() == closing:
+                closing = None
+            else:
+                lines.append(line)
+        elif opening := OPENING.match(line):
+            closing = opening.group(1)
+    return lines
 
 
 def shown_code_lines(page: Path) -> list[str]:
@@ -32,9 +47,7 @@ def shown_code_lines(page: Path) -> list[str]:
             if not HIDDEN & set(cell.metadata.get("tags", [])):
                 lines += cell.source.splitlines()
         else:
-            for block in FENCE.finditer(cell.source):
-                if block.group(2) and not block.group(2).startswith("{"):
-                    lines += block.group(3).splitlines()
+            lines += fenced_code(cell.source)
     return lines
 
 
@@ -49,11 +62,12 @@ def test_the_reader_finds_long_lines_in_cells_and_fences(tmp_path):
     header = (ROOT / "book" / "the-chain.md").read_text(encoding="utf-8").split("---\n", 2)[1]
     page.write_text(
         f"---\n{header}---\n\n"
-        f"Prose.\n\n```bash\n{long}\n```\n\n```{{code-cell}} ipython3\n{long}\n```\n\n"
+        f"Prose.\n\n```bash\n{long}\n```\n\n````{{solution}} x\n```python\n{long}\n```\n````\n\n"
+        f"```{{code-cell}} ipython3\n{long}\n```\n\n"
         f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\n{long}\n```\n",
         encoding="utf-8",
     )
-    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True]
+    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.stem}")
