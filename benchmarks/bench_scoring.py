@@ -28,16 +28,14 @@ from evalcore.models import load_model
 from evalcore.records import write_json_atomic
 from evalcore.resources import load_split
 from evalcore.scoring import score_item
-from evalcore.selection import dev_ids, hash_order
+from evalcore.selection import benchmark_train_ids, dev_ids
 
-TRAIN_SALT = "evalbook/sst2/benchmark/v1"
-TRAIN_ROWS = 67_349  # GLUE SST-2 train.tsv (the data digests pin it)
 OUT = Path(__file__).resolve().parent / "results" / "scoring.json"
 
 
 def train_sample(n: int) -> list[int]:
-    """The first ``n`` train rows in the benchmarks' hash order (the selection's one hash-order function)."""
-    return hash_order(TRAIN_ROWS, TRAIN_SALT)[:n]
+    """The first ``n`` train rows in the benchmarks' hash order (:func:`evalcore.selection.benchmark_train_ids`)."""
+    return benchmark_train_ids(n)
 
 
 def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalcore.errors import InvalidInputError
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair, requests_for
 from evalcore.selection import check_ids
 
-__all__ = ["PAD_ID", "score_rows_batched"]
+__all__ = ["PAD_ID", "distinct_input_lengths", "padding_share", "score_rows_batched"]
 
 PAD_ID = 0
 """Token id used to right-pad a batch; never attended to by a real position."""
@@ -112,3 +112,36 @@ def score_rows_batched(
         )
         for row, cands in zip(rows, encoded, strict=True)
     ]
+
+
+def distinct_input_lengths(tokenizer: Any, rows: Sequence[Row], *, max_length: int = MAX_LENGTH) -> list[int]:
+    """Token counts of the distinct inputs :func:`score_rows_batched` would run for ``rows``."""
+    inputs = {
+        encode_pair(tokenizer, ctx, cont, max_length=max_length).input_ids
+        for row in rows
+        for ctx, cont in requests_for(row.sentence)
+    }
+    return [len(ids) for ids in inputs]
+
+
+def padding_share(lengths: Sequence[int], batch_size: int, *, length_sorted: bool = True) -> float:
+    """Share of the positions computed in batched forward passes that are padding.
+
+    Each batch is padded to its longest input. ``length_sorted`` batches the inputs longest
+    first, as :func:`score_rows_batched` does; otherwise they are batched in the order given.
+
+    Raises:
+        InvalidInputError: no lengths, a length below 1, or a batch size below 1.
+        InvalidTypeError: a length or batch size that is not an int.
+    """
+    for name, value in [("batch_size", batch_size), *(("length", n) for n in lengths)]:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        if value < 1:
+            raise InvalidInputError(f"{name} must be at least 1, got {value}")
+    if not lengths:
+        raise InvalidInputError("no input lengths")
+    order = sorted(lengths, reverse=True) if length_sorted else list(lengths)
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    computed = sum(len(b) * max(b) for b in batches)
+    return 1 - sum(order) / computed

@@ -21,11 +21,14 @@ from typing import Any
 from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
 
 __all__ = [
+    "BENCHMARK_SALT",
     "CONFIRM_SIZE",
     "DEV_SIZE",
     "SALT",
+    "TRAIN_SIZE",
     "VALIDATION_SIZE",
     "SealedItemError",
+    "benchmark_train_ids",
     "check_ids",
     "committed_selection",
     "confirm_ids",
@@ -49,6 +52,20 @@ CONFIRM_SIZE = 128
 def hash_order(n: int = VALIDATION_SIZE, salt: str = SALT) -> list[int]:
     """All idx ``0..n-1`` sorted by ``sha256(f"{salt}:{idx}")``."""
     return sorted(range(n), key=lambda idx: hashlib.sha256(f"{salt}:{idx}".encode()).hexdigest())
+
+
+TRAIN_SIZE = 67_349
+"""Number of rows in the SST-2 train split (the data digests pin it)."""
+
+BENCHMARK_SALT = "evalbook/sst2/benchmark/v1"
+"""Salt of the train rows the benchmarks score (train rows are never dev or confirm items)."""
+
+
+def benchmark_train_ids(n: int) -> list[int]:
+    """The first ``n`` train rows in the benchmarks' hash order."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= TRAIN_SIZE:
+        raise InvalidInputError(f"n must be an int in 1..{TRAIN_SIZE}, got {n!r}")
+    return hash_order(TRAIN_SIZE, BENCHMARK_SALT)[:n]
 
 
 def dev_ids() -> list[int]:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.batched import score_rows_batched
+from evalcore.batched import distinct_input_lengths, padding_share, score_rows_batched
 from evalcore.scoring import score_items
-from evalcore.selection import SealedItemError, confirm_ids, dev_ids
+from evalcore.selection import TRAIN_SIZE, SealedItemError, benchmark_train_ids, confirm_ids, dev_ids
 
 TOLERANCE = 1e-4
 
@@ -45,3 +45,33 @@ def test_unknown_split_refused():
 def test_sealed_validation_rows_refused(validation):
     with pytest.raises(SealedItemError):
         score_rows_batched(None, None, [validation[confirm_ids()[0]]], split="validation")
+
+
+def test_padding_share_counts_the_padded_positions():
+    # two batches of two: sorted, [5, 5] and [1, 1] pad nothing; in order, [5, 1] twice pads 8 of 20
+    assert padding_share([5, 1, 5, 1], 2) == 0.0
+    assert padding_share([5, 1, 5, 1], 2, length_sorted=False) == pytest.approx(8 / 20)
+    assert padding_share([3, 7], 1, length_sorted=False) == 0.0  # batch size 1 never pads
+    assert padding_share([4, 2, 3], 8) == pytest.approx(1 - 9 / 12)  # one batch, padded to 4
+
+
+@pytest.mark.parametrize(
+    ("lengths", "batch_size", "error", "match"),
+    [([], 2, ValueError, "no input lengths"), ([3, 0], 2, ValueError, "length must be at least 1, got 0"),
+     ([3], 0, ValueError, "batch_size must be at least 1"), ([3.0], 2, TypeError, "length must be an int"),
+     ([3], True, TypeError, "batch_size must be an int, got bool")],
+)  # fmt: skip
+def test_padding_share_refuses_bad_input(lengths, batch_size, error, match):
+    with pytest.raises(error, match=match):
+        padding_share(lengths, batch_size)
+
+
+@pytest.mark.model
+def test_length_sorting_pads_less_on_the_benchmark_rows(model_and_tokenizer, train):
+    _, tok = model_and_tokenizer
+    assert len(train) == TRAIN_SIZE
+    rows = [train[i] for i in benchmark_train_ids(64)]
+    lengths = distinct_input_lengths(tok, rows)
+    assert len(lengths) == 2 * len(rows)  # two single-token candidates: two distinct inputs per row
+    for bs in (8, 32):
+        assert padding_share(lengths, bs) < padding_share(lengths, bs, length_sorted=False)
