@@ -72,9 +72,9 @@ def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation, p
         check_kshot_task(False, lambda demos, sentence: None, train=train, validation=validation, ids=pair)
 
 
-def test_baseline_solution_shows_the_code_that_computed_its_numbers():
+def test_margin_solution_shows_the_code_that_computed_its_numbers():
     # Guards against a solution whose displayed code drifts from the hidden cell that glues its numbers.
-    code = _solution_code("official-run.md", "ex-official-baseline")
+    code = _solution_code("official-run.md", "ex-official-margin")
     cells = [c.source for c in jupytext.read(NOTEBOOKS / "official-run.md").cells if c.cell_type == "code"]
     assert any(code.strip() in source for source in cells)
 

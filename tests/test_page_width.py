@@ -19,23 +19,26 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md")])
 MAX_SHOWN = 88
 HIDDEN = {"remove-input", "remove-cell"}
-OPENING = re.compile(r"^\s*(`{3,}|~{3,})([^\s`{][^\s`]*)")
-"""The opening of a fenced code block with a language. A directive's fence (``{exercise}``,
-``{solution}``) holds prose and is not entered; code blocks inside it are still found."""
+OPENING = re.compile(r"^\s*(`{3,}|~{3,})(\{code-block\}|\{code\}|[^\s`{][^\s`]*)")
+"""The opening of a fenced code block: a language, or the ``{code-block}``/``{code}``
+directives. Another directive's fence (``{exercise}``, ``{solution}``) holds prose and is
+not entered; code blocks inside it are still found."""
 
 
 def fenced_code(markdown: str) -> list[str]:
-    """The lines of every language-tagged fenced block in ``markdown``, nested ones included."""
+    """The lines of every fenced code block in ``markdown``, nested ones included."""
     lines: list[str] = []
-    closing = None
+    fence = None
     for line in markdown.splitlines():
-        if closing is not None:
-            if line.strip() == closing:
-                closing = None
+        if fence is not None:
+            closing = line.strip()
+            # a block ends at a line of its fence character, at least as long as its opening
+            if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
+                fence = None
             else:
                 lines.append(line)
         elif opening := OPENING.match(line):
-            closing = opening.group(1)
+            fence = opening.group(1)
     return lines
 
 
@@ -62,12 +65,13 @@ def test_the_reader_finds_long_lines_in_cells_and_fences(tmp_path):
     header = (ROOT / "book" / "the-chain.md").read_text(encoding="utf-8").split("---\n", 2)[1]
     page.write_text(
         f"---\n{header}---\n\n"
-        f"Prose.\n\n```bash\n{long}\n```\n\n````{{solution}} x\n```python\n{long}\n```\n````\n\n"
+        f"Prose.\n\n```bash\n{long}\n````\n\n````{{solution}} x\n```python\n{long}\n```\n````\n\n"
+        f"```{{code-block}} python\n{long}\n```\n\n"
         f"```{{code-cell}} ipython3\n{long}\n```\n\n"
         f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\n{long}\n```\n",
         encoding="utf-8",
     )
-    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True]
+    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True, True]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -147,9 +147,14 @@ for (const page of pages) {
   frame.style.width = "1280px";
   frame.style.height = "900px";
   frame.onload = () => {
-    const blocks = frame.contentDocument.querySelectorAll("div.highlight pre, div.cell_output pre, div.output pre");
-    found[page] = {blocks: blocks.length, over: [...blocks].filter(b => b.scrollWidth > b.clientWidth + 1)
-      .map(b => b.textContent.split(String.fromCharCode(10)).reduce((a, c) => (c.length > a.length ? c : a)))};
+    const doc = frame.contentDocument;
+    // folded content (hide-input cells, dropdown solutions) is unfolded first, so it is measured too
+    doc.querySelectorAll("details").forEach(d => { d.open = true; });
+    doc.querySelectorAll(".toggle-hidden").forEach(e => e.classList.remove("toggle-hidden"));
+    const blocks = [...doc.querySelectorAll("div.highlight pre, div.cell_output pre, div.output pre")];
+    found[page] = {blocks: blocks.length, unmeasured: blocks.filter(b => b.clientWidth === 0).length,
+      over: blocks.filter(b => b.scrollWidth > b.clientWidth + 1)
+        .map(b => b.textContent.split(String.fromCharCode(10)).reduce((a, c) => (c.length > a.length ? c : a)))};
     if (--left === 0) document.getElementById("found").textContent = JSON.stringify(found);
   };
   frame.src = "/" + page;
@@ -167,12 +172,14 @@ def test_no_code_or_output_runs_past_the_column_at_1280_px(site, server):
         for start in range(0, len(pages), 4):
             probe.write_text(OVERFLOW_PROBE % json.dumps(pages[start : start + 4]), encoding="utf-8")
             dom, _ = load(f"{server}/{probe.name}")
-            found = json.loads(html.unescape(re.search(r'<pre id="found">([^<]*)</pre>', dom).group(1)))
-            blocks += sum(v["blocks"] for v in found.values())
+            text = html.unescape(re.search(r'<pre id="found">([^<]*)</pre>', dom).group(1))
+            assert text != "pending", f"the probe did not finish loading {pages[start : start + 4]}"
+            found = json.loads(text)
+            blocks += sum(v["blocks"] - v["unmeasured"] for v in found.values())
             overflowing.update({page: v["over"] for page, v in found.items() if v["over"]})
     finally:
         probe.unlink(missing_ok=True)
-    assert blocks > 100, f"the probe found only {blocks} code blocks: it measured nothing"
+    assert blocks > 100, f"the probe measured only {blocks} code blocks with a width: it measured nothing"
     assert overflowing == {}, "lines wider than the column at 1280 px:\n" + "\n".join(
         f"{page}: {line!r}" for page, lines in overflowing.items() for line in lines
     )

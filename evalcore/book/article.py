@@ -119,15 +119,11 @@ def item_set_spread(
 
     The items go through the batched path (:func:`evalcore.batched.score_rows_batched`):
     the same s_ij, with last bits that may differ from batch 1 (the page counts
-    predictions, it audits nothing). ``batch_size=1`` gives the batch-1 scorer's own sums.
+    predictions, it audits nothing).
     """
     sets = other_item_sets(n_sets)
-    needed = sorted({i for s in sets for i in s})
-    if batch_size == 1:
-        scores = score_items(model, tokenizer, validation, needed)
-    else:
-        rows = [validation_row(validation, i) for i in needed]
-        scores = score_rows_batched(model, tokenizer, rows, split="validation", batch_size=batch_size)
+    rows = [validation_row(validation, i) for i in sorted({i for s in sets for i in s})]
+    scores = score_rows_batched(model, tokenizer, rows, split="validation", batch_size=batch_size)
     scored = {s.item_id: s for s in scores}
     return SetSpread(
         correct=tuple(sum(scored[i].correct for i in s) for s in sets),
