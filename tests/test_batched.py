@@ -72,6 +72,6 @@ def test_length_sorting_pads_less_on_the_benchmark_rows(model_and_tokenizer, tra
     assert len(train) == TRAIN_SIZE
     rows = [train[i] for i in benchmark_train_ids(64)]
     lengths = distinct_input_lengths(tok, rows)
-    assert len(lengths) == 2 * len(rows)  # two single-token candidates: two distinct inputs per row
+    assert len(lengths) == len(rows)  # single-token candidates share one input per row: the context
     for bs in (8, 32):
         assert padding_share(lengths, bs) < padding_share(lengths, bs, length_sorted=False)
