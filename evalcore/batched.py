@@ -24,7 +24,7 @@ from evalcore.resources import Row
 from evalcore.scoring import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair, requests_for
 from evalcore.selection import check_ids
 
-__all__ = ["PAD_ID", "distinct_input_lengths", "padding_share", "score_rows_batched"]
+__all__ = ["PAD_ID", "distinct_input_lengths", "forward_flops", "padding_share", "score_rows_batched"]
 
 PAD_ID = 0
 """Token id used to right-pad a batch; never attended to by a real position."""
@@ -145,3 +145,62 @@ def padding_share(lengths: Sequence[int], batch_size: int, *, length_sorted: boo
     batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     computed = sum(len(b) * max(b) for b in batches)
     return 1 - sum(order) / computed
+
+
+def forward_flops(config: Any, lengths: Sequence[int], *, projected: int) -> dict[str, int]:
+    """Floating-point operations of forward passes over inputs of ``lengths``, from a Llama config.
+
+    Counts two operations per multiply-add of the matrix products a Llama-style decoder
+    runs, on the real tokens only (padding is not counted):
+
+    * ``layers``: the linear layers of every decoder block (query, key, value and output
+      projections, the gated MLP's three matrices) at every position;
+    * ``attention``: the query-key and weight-value products of every block, the whole
+      square of positions per input, as eager attention computes it before masking;
+    * ``rotary``: the outer product of the rotary embedding's frequencies and the
+      positions, once per forward pass (tiny, but a matrix product torch runs);
+    * ``projection``: the vocabulary projection at ``projected`` positions (a plain
+      forward pass projects every position; the batched scorer only those that predict
+      a candidate token).
+
+    Normalization, activations, the rotation itself and the log-softmax are left out:
+    they are not matrix products. ``total`` is the sum of the four.
+
+    Raises:
+        InvalidInputError: a config that is not Llama-style, no lengths, a length below 1,
+            or ``projected`` outside 0 .. sum(lengths).
+        InvalidTypeError: a length or ``projected`` that is not an int.
+    """
+    if getattr(config, "model_type", None) != "llama":
+        raise InvalidInputError(
+            f"forward_flops counts Llama-style decoders, got model_type {getattr(config, 'model_type', None)!r}"
+        )
+    for name, value in [("projected", projected), *(("length", n) for n in lengths)]:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if not lengths:
+        raise InvalidInputError("no input lengths")
+    if min(lengths) < 1:
+        raise InvalidInputError(f"length must be at least 1, got {min(lengths)}")
+    positions = sum(lengths)
+    if not 0 <= projected <= positions:
+        raise InvalidInputError(f"projected must be between 0 and {positions} (the positions), got {projected}")
+    d, heads, kv_heads = config.hidden_size, config.num_attention_heads, config.num_key_value_heads
+    head_dim = getattr(config, "head_dim", None) or d // heads
+    per_position = (
+        d * heads * head_dim  # query
+        + 2 * d * kv_heads * head_dim  # key, value
+        + heads * head_dim * d  # output
+        + 3 * d * config.intermediate_size  # gate, up, down
+    )
+    layers = 2 * config.num_hidden_layers * per_position * positions
+    attention = 2 * config.num_hidden_layers * 2 * heads * head_dim * sum(n * n for n in lengths)
+    rotary = 2 * (head_dim // 2) * positions
+    projection = 2 * d * config.vocab_size * projected
+    return {
+        "layers": layers,
+        "attention": attention,
+        "rotary": rotary,
+        "projection": projection,
+        "total": layers + attention + rotary + projection,
+    }

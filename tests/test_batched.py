@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from evalcore.batched import distinct_input_lengths, padding_share, score_rows_batched
+from evalcore.batched import distinct_input_lengths, forward_flops, padding_share, score_rows_batched
 from evalcore.scoring import score_items
 from evalcore.selection import TRAIN_SIZE, SealedItemError, benchmark_train_ids, confirm_ids, dev_ids
 
@@ -75,3 +77,52 @@ def test_length_sorting_pads_less_on_the_benchmark_rows(model_and_tokenizer, tra
     assert len(lengths) == len(rows)  # single-token candidates share one input per row: the context
     for bs in (8, 32):
         assert padding_share(lengths, bs) < padding_share(lengths, bs, length_sorted=False)
+
+
+TINY = SimpleNamespace(model_type="llama", hidden_size=4, num_attention_heads=2, num_key_value_heads=1,
+                       head_dim=2, intermediate_size=6, num_hidden_layers=3, vocab_size=10)  # fmt: skip
+
+
+def test_forward_flops_counts_each_product_by_hand():
+    # One block: query 4x4, key and value 4x2 each, output 4x4, MLP 3 x 4x6: 120 multiply-adds a position.
+    got = forward_flops(TINY, [2, 3], projected=2)
+    assert got["layers"] == 2 * 3 * 120 * 5
+    assert got["attention"] == 2 * 3 * 2 * 2 * 2 * (4 + 9)  # QK and AV, two heads of width 2, whole squares
+    assert got["rotary"] == 2 * 1 * 5  # half the head width of frequencies times the positions
+    assert got["projection"] == 2 * 4 * 10 * 2
+    assert got["total"] == got["layers"] + got["attention"] + got["rotary"] + got["projection"]
+
+
+@pytest.mark.parametrize(
+    ("config", "lengths", "projected", "error", "match"),
+    [
+        (SimpleNamespace(model_type="gpt2"), [3], 0, ValueError, "Llama-style decoders, got model_type 'gpt2'"),
+        (TINY, [], 0, ValueError, "no input lengths"),
+        (TINY, [3, 0], 0, ValueError, "length must be at least 1, got 0"),
+        (TINY, [3, 2.0], 0, TypeError, "length must be an int, got float 2.0"),
+        (TINY, [3, 2], 6, ValueError, "projected must be between 0 and 5"),
+        (TINY, [3, 2], -1, ValueError, "projected must be between 0 and 5"),
+        (TINY, [3], True, TypeError, "projected must be an int, got bool True"),
+    ],
+)
+def test_forward_flops_refuses_bad_input(config, lengths, projected, error, match):
+    with pytest.raises(error, match=match):
+        forward_flops(config, lengths, projected=projected)
+
+
+@pytest.mark.model
+def test_forward_flops_matches_the_products_torch_runs(model_and_tokenizer, train):
+    """torch's own FLOP counter, on the real model and a real row, agrees with the count from the config."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model, tok = model_and_tokenizer
+    n = distinct_input_lengths(tok, [train[0]])[0]
+    ids = torch.arange(1, n + 1).unsqueeze(0)
+    with torch.inference_mode():
+        with FlopCounterMode(display=False) as every:
+            model(ids)
+        with FlopCounterMode(display=False) as last:
+            model.lm_head(model.model(input_ids=ids)[0][:, -1])
+    assert every.get_total_flops() == forward_flops(model.config, [n], projected=n)["total"]
+    assert last.get_total_flops() == forward_flops(model.config, [n], projected=1)["total"]
