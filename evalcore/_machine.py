@@ -30,6 +30,30 @@ SECOND_ARITHMETIC = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,S
 """Settings that emulate another CPU on this one: ATen's plain C++ kernels and MKL's
 portable, strictly reproducible branch. ``make test`` runs the notebooks under them."""
 
+THREAD_ENV = ("MKL_NUM_THREADS", "OMP_NUM_THREADS")
+"""The thread counts among :data:`ARITHMETIC_ENV`."""
+
+
+def child_env(settings: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child process that is to run the arithmetic ``settings``.
+
+    It is ``environ`` (default: this process's environment) without its arithmetic
+    variables, plus ``settings``. The thread counts stay unless ``settings`` names them:
+    a process given its share of the cores (as ``make test``'s one-thread streams and the
+    book's side-by-side pages are) must not start a child that takes every core, or the
+    threads of both would wait on each other.
+
+    Raises:
+        InvalidInputError: a name in ``settings`` outside :data:`ARITHMETIC_ENV`.
+    """
+    settings = dict(settings or {})
+    for name in settings:
+        if name not in ARITHMETIC_ENV:
+            raise InvalidInputError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+    environ = os.environ if environ is None else environ
+    kept = {k: v for k, v in environ.items() if k not in ARITHMETIC_ENV or k in THREAD_ENV}
+    return kept | settings
+
 
 def _cpuinfo() -> dict[str, str]:
     """The first processor's fields from /proc/cpuinfo (empty where there is none)."""

@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.audit import audit_record
 from evalcore.cli import main
-from evalcore.numerics import ABS_TOL, ARITHMETIC_ENV, SECOND_ARITHMETIC, format_tolerance
+from evalcore.numerics import ABS_TOL, ARITHMETIC_ENV, SECOND_ARITHMETIC, child_env, format_tolerance
 from evalcore.records import read_record
 from evalcore.selection import dev_ids
 
@@ -47,7 +47,7 @@ def test_golden_record_passes_all_three_levels_here(validation, model_and_tokeni
 def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     # A record made on one arithmetic must print "audit ok" on another, naming tolerance and drift.
     # --arithmetic pinned sets SECOND_ARITHMETIC before torch loads, as make test's nbval step does by env.
-    env = {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV}
+    env = child_env()  # the thread counts stay: make test gives this stream one core
     done = subprocess.run(
         [sys.executable, "-m", "evalcore", "audit", str(GOLDEN), "--arithmetic", "pinned"],
         env=env, capture_output=True, text=True, check=False, timeout=900,
@@ -56,7 +56,8 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     lines = done.stdout.splitlines()
     assert "arithmetic differs from the record's:" in lines
     assert any(line.startswith("  - cpu_capability: ") and line.endswith("-> 'DEFAULT'") for line in lines)
-    assert f"  - env: {{}} -> {SECOND_ARITHMETIC!r}" in lines
+    pinned = env | SECOND_ARITHMETIC
+    assert f"  - env: {{}} -> {({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
     verdict = lines[-1]
     assert verdict.startswith("audit ok: 64 items, 128 scores; official vs independent bit-identical; ")
     assert "re-run on another arithmetic: max |Δ| " in verdict

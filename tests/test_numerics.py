@@ -17,6 +17,7 @@ from evalcore.numerics import (
     ArithmeticSettingError,
     arithmetic,
     arithmetic_differences,
+    child_env,
     compare_scores,
     pin_arithmetic,
 )
@@ -169,7 +170,7 @@ print(json.dumps({"arithmetic": arithmetic(), "scores": scores}))
 
 
 def _score_in(env: dict[str, str]) -> dict:
-    clean = {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | env
+    clean = child_env(env)
     done = subprocess.run(
         [sys.executable, "-c", _SCORE_SCRIPT], capture_output=True, text=True, check=True, env=clean, timeout=600
     )
@@ -198,3 +199,15 @@ def test_make_test_uses_the_documented_second_arithmetic():
     assert 'bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"' in makefile
     streams = (ROOT / "scripts" / "test_streams.sh").read_text()
     assert 'env $SECOND "$BIN/python" -m pytest --nbval' in streams
+
+
+def test_child_env_swaps_the_arithmetic_but_keeps_the_thread_counts():
+    parent = {"PATH": "/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ONEDNN_MAX_CPU_ISA": "AVX2",
+              "ATEN_CPU_CAPABILITY": "avx2"}  # fmt: skip
+    assert child_env(SECOND_ARITHMETIC, parent) == {"PATH": "/bin", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                                                    **SECOND_ARITHMETIC}  # fmt: skip
+    assert child_env({"OMP_NUM_THREADS": "2"}, parent)["OMP_NUM_THREADS"] == "2"  # named: the setting wins
+    assert child_env(None, {"PATH": "/bin"}) == {"PATH": "/bin"}
+    assert "PATH" in child_env()  # this process's environment by default
+    with pytest.raises(ValueError, match="'PATH' is not an arithmetic setting"):
+        child_env({"PATH": "/tmp"}, parent)
