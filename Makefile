@@ -54,14 +54,18 @@ BOOK_BRANCH ?= main
 # is dropped whenever evalcore, the stored results, the data or the lock change
 # (scripts/execution_key.py), since jupyter-cache itself sees only a page's code cells.
 # `make book-full` executes every page from scratch; CI (make test) uses it.
+# scripts/execute_pages.py executes the pages missing from the cache side by side (one
+# kernel per core, one thread each), so the build itself then takes every page from the cache.
 book: setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/python scripts/execution_key.py
+	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
 
 book-full: setup vendor
 	$(BIN)/jupyter-book clean --all . >/dev/null
 	$(BIN)/python scripts/execution_key.py
+	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
 
 build-book:

@@ -5,7 +5,9 @@ Works on a fresh clone of the repository (so nothing local leaks in) beside ``..
 1. ``make book-full``: set-up already done, every page executed from an empty cache;
 2. ``make book`` after a one-word prose edit to one page: pages come from the cache;
 3. ``make book`` after a comment added to an evalcore module: the execution key changes,
-   the cache is dropped, every page executes again (counted from the build log);
+   the cache is dropped, every page executes again (counted from the log of
+   scripts/execute_pages.py, which executes them before the build, and myst-nb's, which
+   should then execute none);
 4. with ``--with-test``, ``make test`` as CI runs it.
 
 The clone's virtual environment is created first by ``make setup`` (timed, but not a
@@ -35,9 +37,15 @@ PROSE_PAGE = "book/glossary.md"
 CODE_FILE = "evalcore/stats.py"
 """The module edited in step 3 (a comment only: the maths is unchanged, the key is not)."""
 
-EXECUTED = re.compile(r"Executed notebook in ")
-CACHED = re.compile(r"Using cached notebook")
-"""How myst-nb's log reports a page it executed, and one it took from the cache."""
+EXECUTED_SIDE = re.compile(r"execute_pages: \S+ executed in ")
+FROM_CACHE = re.compile(r"execute_pages: all (\d+) pages are in the cache|; (\d+) from the cache")
+"""How scripts/execute_pages.py reports a page it executed, and the pages it found in the cache."""
+
+EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ")
+"""How myst-nb's log reports a page the build itself executed (none, when the cache is complete)."""
+
+STREAM = re.compile(r"\[(\w+) stream: exit \d+ after (\d+) s\]")
+"""How scripts/test_streams.sh reports each stream's time."""
 
 
 def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[str, int]]:
@@ -48,7 +56,14 @@ def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[st
     if done.returncode != 0:
         sys.stderr.write(log[-4000:])
         raise SystemExit(f"make {target} failed ({done.returncode})")
-    return seconds, {"pages_executed": len(EXECUTED.findall(log)), "pages_from_cache": len(CACHED.findall(log))}
+    side, by_build = len(EXECUTED_SIDE.findall(log)), len(EXECUTED_BY_BUILD.findall(log))
+    counts = {
+        "pages_executed": side + by_build,
+        "pages_executed_by_the_build": by_build,
+        "pages_from_cache": sum(int(a or b) for a, b in FROM_CACHE.findall(log)),
+    }
+    counts |= {f"{name}_stream_s": int(s) for name, s in STREAM.findall(log)}
+    return seconds, counts
 
 
 def main() -> int:
@@ -85,8 +100,8 @@ def main() -> int:
         if args.with_test:
             subprocess.run(["git", "checkout", "-q", "--", "."], cwd=clone, check=True)
             try:
-                seconds, _ = _make(clone, "test", env)
-                steps["test (as CI runs it)"] = {"seconds": seconds}
+                seconds, counts = _make(clone, "test", env)
+                steps["test (as CI runs it)"] = {"seconds": seconds, **counts}
             except SystemExit as exc:  # keep the build timings; a failed test run has no time to report
                 failed = exc
         report["steps"] = steps

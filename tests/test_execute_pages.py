@@ -1,0 +1,114 @@
+"""The pages executed side by side (scripts/execute_pages.py) are the ones the build then takes from its cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from execute_pages import ROOT, main, md_config, read_page, threads_per_worker, toc_pages
+
+PAGE = """---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  name: python3
+---
+
+# {title}
+
+:::{{note}}
+A colon fence, as the book's pages use.
+:::
+
+```{{code-cell}} ipython3
+:tags: [hide-input]
+
+import os
+print("{title}", os.environ.get("OMP_NUM_THREADS"))
+{extra}
+```
+"""
+
+
+def make_book(root: Path, pages: dict[str, str]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    parse = config[config.index("parse:") : config.index("bibtex_bibfiles:")]
+    (root / "_config.yml").write_text(
+        f"title: t\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: cache\n{parse}", encoding="utf-8"
+    )
+    (root / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n" + "".join(f"  - file: {name}\n" for name in pages),
+        encoding="utf-8",
+    )
+    (root / "intro.md").write_text("# Intro\n\nPlain Markdown, not a notebook.\n", encoding="utf-8")
+    for name, text in pages.items():
+        (root / f"{name}.md").write_text(text, encoding="utf-8")
+
+
+def test_toc_pages_follow_the_book_and_name_a_missing_file(tmp_path):
+    pages = toc_pages()
+    assert pages[0] == ROOT / "book" / "index.md"
+    assert ROOT / "notebooks" / "official-run.md" in pages and all(p.is_file() for p in pages)
+    assert len(pages) == len(set(pages))
+    make_book(tmp_path, {"a": PAGE.format(title="a", extra="")})
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: gone\n")
+    with pytest.raises(FileNotFoundError, match=r"_toc\.yml lists 'gone'"):
+        toc_pages(tmp_path)
+
+
+def test_plain_markdown_is_not_a_notebook_and_the_book_pages_are():
+    config = md_config()
+    assert read_page(ROOT / "book" / "glossary.md", config) is None
+    notebook = read_page(ROOT / "book" / "performance.md", config)
+    assert notebook is not None and any(c.cell_type == "code" for c in notebook.cells)
+
+
+def test_threads_are_shared_out():
+    cores = len(os.sched_getaffinity(0))
+    assert threads_per_worker(1) == cores
+    assert threads_per_worker(cores * 2) == 1
+
+
+def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
+    book = tmp_path / "book"
+    make_book(book, {"a": PAGE.format(title="a", extra=""), "b": PAGE.format(title="b", extra="")})
+    assert main(["--root", str(book), "--workers", "2", "--no-model-warm-up"]) == 0
+    out = capsys.readouterr().out
+    assert "2 pages, 2 at a time, threads each: 1" in out or len(os.sched_getaffinity(0)) < 2
+    assert "a.md executed" in out and "b.md executed" in out
+    assert main(["--root", str(book), "--no-model-warm-up"]) == 0  # nothing left to execute
+    assert "all 2 pages are in the cache" in capsys.readouterr().out
+    built = subprocess.run(
+        [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "-v"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    log = built.stdout + built.stderr
+    assert log.count("Using cached notebook") == 2, log[-3000:]
+    assert "Executing notebook" not in log
+    html = (book / "_build" / "html" / "a.html").read_text(encoding="utf-8")
+    assert "a 1" in html or len(os.sched_getaffinity(0)) < 2  # the output stored by the side-by-side run
+
+
+def test_a_failing_page_stops_the_run_and_is_not_cached(tmp_path, capsys):
+    book = tmp_path / "book"
+    make_book(book, {"good": PAGE.format(title="good", extra=""),
+                     "bad": PAGE.format(title="bad", extra="raise ValueError('page broke')")})  # fmt: skip
+    assert main(["--root", str(book), "--workers", "1", "--no-model-warm-up"]) == 1
+    captured = capsys.readouterr()
+    assert "bad.md FAILED" in captured.out and "page broke" in captured.err
+    assert main(["--root", str(book), "--workers", "1", "--no-model-warm-up"]) == 1  # still not cached
+    assert "1 from the cache" in capsys.readouterr().out  # the good page was kept
+
+
+def test_workers_below_one_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--root", str(tmp_path), "--workers", "0"])
+    assert exc.value.code == 2 and "--workers must be at least 1, got 0" in capsys.readouterr().err
