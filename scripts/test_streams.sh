@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # The test half of `make test`, as two streams on the two cores instead of one after the other:
 #
-#   model:     the real-model tests (pytest -m "model and not site"), except those in
-#              MOVED;
-#   notebooks: the fast tests (no model), the real-model tests in MOVED, then nbval on
-#              the stored notebooks under the second arithmetic.
-#
-# MOVED evens out the two streams. Measured one at a time on one thread (2 cores): the
-# real-model tests take about 330 s in all, test_article.py 41 s of it; the fast tests
-# about 55 s and nbval about 180 s.
+#   model:     the real-model tests (pytest -m "model and not site");
+#   notebooks: the fast tests (no model), then nbval on the stored notebooks under the
+#              second arithmetic.
 #
 # Each stream gets one thread (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1), so the two ask for
 # two threads on two cores; with torch's default of one thread per core they would ask for
@@ -30,15 +25,12 @@ LOGS=.test-logs
 mkdir -p "$LOGS"
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-MOVED=(tests/test_article.py)
-
 stream_model() {
-  "$BIN/python" -m pytest -m "model and not site" tests "${MOVED[@]/#/--ignore=}"
+  "$BIN/python" -m pytest -m "model and not site" tests
 }
 
 stream_notebooks() {
   "$BIN/python" -m pytest -m "not model and not site" tests || return 1
-  "$BIN/python" -m pytest -m "model and not site" "${MOVED[@]}" || return 1
   # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
   env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
     --nbval-cell-timeout=600 notebooks
