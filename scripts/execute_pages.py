@@ -1,33 +1,38 @@
 """Execute the book's pages into its execution cache, several at a time, before the build.
 
 ``jupyter-book build`` executes the pages that are not in its cache one after another,
-each kernel with torch's default of one thread per core. A small model on two cores
-leaves much of that time in single-threaded work (starting the kernel, importing,
-loading, Python between the matrix products), so this script runs the uncached pages
-side by side instead: ``--workers`` kernels at once, each given an equal share of the
-cores as its thread count (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). Every page still
-executes natively: the machine's own kernels, no second arithmetic. The thread count is
-recorded by the pages that print ``evalcore.numerics.arithmetic()``.
+each in a Jupyter kernel (the process that runs a page's code) with torch's default of
+one thread per core. A small model on two cores leaves much of that time in work one
+thread does anyway (starting the kernel, importing, loading the model, the Python
+between the matrix products), so this script runs the uncached pages side by side
+instead: ``--workers`` kernels at once (default: one per core, at most four), each given
+an equal share of the cores as its thread count (``OMP_NUM_THREADS``,
+``MKL_NUM_THREADS``). The share depends on ``--workers`` only, never on how many pages
+are waiting, so a page executes with the same thread count whether it runs alone or
+beside others. Every page still runs the machine's own kernels, not the second
+arithmetic.
 
-Each page is read as myst-nb reads it, looked up in the cache (jupyter-cache matches a
+Each page is read by myst-nb's own reader with the book's settings (``_config.yml``
+through Jupyter Book's configuration), looked up in the cache (jupyter-cache matches a
 page by its code cells and kernel), and executed only when it is missing. The executed
 notebooks are stored in the cache, so the build that follows finds every page there
 and executes nothing. A page that fails stops the script with its traceback (exit 1)
 and stores nothing; the pages already stored stay valid.
 
-    python scripts/execute_pages.py                 # the pages of _toc.yml, workers = cores (at most 4)
-    python scripts/execute_pages.py --workers 1     # one page at a time, default threads
+    python scripts/execute_pages.py                 # the pages of _toc.yml
+    python scripts/execute_pages.py --workers 1     # one page at a time, all threads
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -36,8 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_DEFAULT_WORKERS = 4
 """More kernels than this would each hold a model copy for little gain."""
 
-READ_FORMAT = {"type": "plugin", "name": "myst_nb_md"}
-"""How myst-nb names its MyST Markdown reader to jupyter-cache."""
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def toc_pages(root: Path = ROOT) -> list[Path]:
@@ -67,46 +71,69 @@ def toc_pages(root: Path = ROOT) -> list[Path]:
     return pages
 
 
-def md_config(root: Path = ROOT) -> Any:
-    """The MyST parser settings of ``_config.yml`` (its ``parse`` section), as myst-nb builds them."""
+def book_settings(root: Path = ROOT) -> tuple[Any, Any]:
+    """myst-nb's ``(MdParserConfig, NbParserConfig)`` for the book, from Jupyter Book's final configuration."""
+    from jupyter_book.config import get_final_config
+    from myst_nb.core.config import NbParserConfig
     from myst_parser.config.main import MdParserConfig
 
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    parse = config.get("parse") or {}
-    return MdParserConfig(enable_extensions=set(parse.get("myst_enable_extensions") or ()))
+    sphinx, _ = get_final_config(
+        user_yaml=root / "_config.yml", cli_config={"latex_individualpages": False}, sourcedir=root
+    )
+
+    def pick(cls: type, prefix: str) -> Any:
+        names = {f.name for f in dataclasses.fields(cls)}
+        settings = {k[len(prefix) :]: v for k, v in sphinx.items() if k.startswith(prefix)}
+        return cls(**{k: v for k, v in settings.items() if k in names})
+
+    return pick(MdParserConfig, "myst_"), pick(NbParserConfig, "nb_")
 
 
-def read_page(path: Path, config: Any) -> Any | None:
-    """The page as the notebook myst-nb executes, or ``None`` for a Markdown page that is not a notebook."""
-    import nbformat
-    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+def read_page(path: Path, md_config: Any, nb_config: Any) -> tuple[Any, dict | None] | None:
+    """``(notebook, read format)`` as myst-nb reads the page, or ``None`` for a page that is not a notebook."""
+    from myst_nb.core.read import create_nb_reader
 
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".ipynb":
-        return nbformat.reads(text, as_version=4)
-    if not is_myst_markdown_notebook(text):
+    reader = create_nb_reader(str(path), md_config, nb_config, text)
+    if reader is None:
         return None
-    return read_myst_markdown_notebook(text, config=config, add_source_map=True, path=str(path))
+    return reader.read(text), reader.read_fmt
 
 
-def _execute(path: str, notebook: Any, timeout: int) -> tuple[Any, float, str | None]:
+def excluded(path: Path, nb_config: Any) -> bool:
+    """Whether ``execute.exclude_patterns`` keeps the page from executing (myst-nb then leaves it as it is)."""
+    return any(PurePosixPath(path.as_posix()).match(pattern) for pattern in nb_config.execution_excludepatterns)
+
+
+def _limit_threads(threads: int) -> None:
+    """Worker initializer: the kernels this worker starts inherit its thread counts."""
+    for name in THREAD_ENV:
+        os.environ[name] = str(threads)
+
+
+def _execute(path: str, notebook: Any, timeout: int, allow_errors: bool) -> tuple[Any, float, str | None]:
     """Run one notebook in its own kernel, in the page's directory (as myst-nb does)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
     result = single_nb_execution(
-        notebook, cwd=str(Path(path).parent), allow_errors=False, timeout=timeout, meta_override=True
+        notebook, cwd=str(Path(path).parent), allow_errors=allow_errors, timeout=timeout, meta_override=True
     )
     return result.nb, result.time, result.exc_string if result.err is not None else None
 
 
+def cores() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0))
+
+
 def default_workers() -> int:
-    """One worker per core this process may use, at most :data:`MAX_DEFAULT_WORKERS`."""
-    return max(1, min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS))
+    """One worker per core, at most :data:`MAX_DEFAULT_WORKERS`."""
+    return max(1, min(cores(), MAX_DEFAULT_WORKERS))
 
 
 def threads_per_worker(workers: int) -> int:
     """An equal share of the cores for each kernel, at least one thread."""
-    return max(1, len(os.sched_getaffinity(0)) // workers)
+    return max(1, cores() // workers)
 
 
 def warm_model_cache() -> None:
@@ -115,7 +142,7 @@ def warm_model_cache() -> None:
     from evalcore.models import cache_entry
 
     if not (cache_entry() / MANIFEST).is_file():
-        print("model cache is empty: converting the GGUF model once before the pages start", flush=True)
+        print("execute_pages: the model cache is empty; converting the GGUF model once first", flush=True)
         subprocess.run([sys.executable, "-c", "from evalcore.models import load_model; load_model()"], check=True)
 
 
@@ -124,7 +151,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the book's directory (with _toc.yml)")
     parser.add_argument("--cache", type=Path, help="the execution cache (default: ROOT/_build/.jupyter_cache)")
     parser.add_argument("--workers", type=int, default=default_workers(), help="pages executed at once")
-    parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (as in _config.yml)")
     parser.add_argument("--no-model-warm-up", dest="warm", action="store_false",
                         help="do not convert the GGUF model before the pages start")  # fmt: skip
     args = parser.parse_args(argv)
@@ -135,55 +161,61 @@ def main(argv: list[str] | None = None) -> int:
     from jupyter_cache.base import CacheBundleIn
 
     root = args.root.resolve()
+    md_config, nb_config = book_settings(root)
+    if nb_config.execution_mode != "cache":
+        print(f"execute_pages: _config.yml executes with {nb_config.execution_mode!r}, not the cache; nothing to do")
+        return 0
     cache = get_cache(str(args.cache or root / "_build" / ".jupyter_cache"))
-    config = md_config(root)
     todo = []
     cached = 0
     for path in toc_pages(root):
-        notebook = read_page(path, config)
-        if notebook is None:
+        read = read_page(path, md_config, nb_config)
+        if read is None or excluded(path, nb_config):
             continue
         try:
-            cache.match_cache_notebook(notebook)
+            cache.match_cache_notebook(read[0])
             cached += 1
         except KeyError:
-            todo.append((path, notebook))
+            todo.append((path, *read))
     if not todo:
         print(f"execute_pages: all {cached} pages are in the cache", flush=True)
         return 0
 
     if args.warm:
         warm_model_cache()
+    threads = threads_per_worker(args.workers)
     workers = min(args.workers, len(todo))
-    threads = "default"
-    if workers > 1:  # a single page keeps torch's default threads
-        threads = str(threads_per_worker(workers))
-        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = threads
-    print(f"execute_pages: {len(todo)} pages, {workers} at a time, threads each: {threads}; "
+    print(f"execute_pages: {len(todo)} pages, {workers} at a time, {threads} thread(s) each; "
           f"{cached} from the cache", flush=True)  # fmt: skip
     start = time.perf_counter()
     failed: list[tuple[Path, str]] = []
     busy = 0.0
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        running: dict[Future, Path] = {}
+    with ProcessPoolExecutor(max_workers=workers, initializer=_limit_threads, initargs=(threads,)) as pool:
+        running: dict[Future, tuple[Path, dict | None]] = {}
         queue = list(todo)
         while queue or running:
             while queue and len(running) < workers and not failed:
-                path, notebook = queue.pop(0)
-                running[pool.submit(_execute, str(path), notebook, args.timeout)] = path
+                path, notebook, read_fmt = queue.pop(0)
+                future = pool.submit(
+                    _execute, str(path), notebook, nb_config.execution_timeout, nb_config.execution_allow_errors
+                )
+                running[future] = (path, read_fmt)
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                path = running.pop(future)
-                executed, seconds, error = future.result()
-                busy += seconds
+                path, read_fmt = running.pop(future)
                 name = path.relative_to(root).as_posix()
+                try:
+                    executed, seconds, error = future.result()
+                except Exception as exc:  # the worker itself broke (killed, out of memory): name the page
+                    executed, seconds, error = None, 0.0, f"{type(exc).__name__}: {exc}"
+                busy += seconds
                 if error is not None:
                     failed.append((path, error))
                     print(f"execute_pages: {name} FAILED after {seconds:.1f} s", flush=True)
                     continue
-                record = cache.add_nb_to_project(str(path), read_data=READ_FORMAT if path.suffix == ".md" else None)
+                record = cache.add_nb_to_project(str(path), read_data=read_fmt)
                 cache.cache_notebook_bundle(
                     CacheBundleIn(executed, record.uri, data={"execution_seconds": seconds}),
                     check_validity=False,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from execute_pages import ROOT, main, md_config, read_page, threads_per_worker, toc_pages
+from execute_pages import ROOT, book_settings, cores, excluded, main, read_page, threads_per_worker, toc_pages
 
 PAGE = """---
 jupytext:
@@ -58,43 +58,64 @@ def test_toc_pages_follow_the_book_and_name_a_missing_file(tmp_path):
     assert pages[0] == ROOT / "book" / "index.md"
     assert ROOT / "notebooks" / "official-run.md" in pages and all(p.is_file() for p in pages)
     assert len(pages) == len(set(pages))
-    make_book(tmp_path, {"a": PAGE.format(title="a", extra="")})
+    (tmp_path / "intro.md").write_text("# Intro\n")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: gone\n")
     with pytest.raises(FileNotFoundError, match=r"_toc\.yml lists 'gone'"):
         toc_pages(tmp_path)
 
 
-def test_plain_markdown_is_not_a_notebook_and_the_book_pages_are():
-    config = md_config()
-    assert read_page(ROOT / "book" / "glossary.md", config) is None
-    notebook = read_page(ROOT / "book" / "performance.md", config)
-    assert notebook is not None and any(c.cell_type == "code" for c in notebook.cells)
+def test_pages_are_read_with_the_books_settings():
+    md_config, nb_config = book_settings()
+    assert {"colon_fence", "dollarmath"} <= md_config.enable_extensions  # from _config.yml's parse section
+    assert nb_config.execution_mode == "cache" and nb_config.execution_timeout == 600
+    assert read_page(ROOT / "book" / "glossary.md", md_config, nb_config) is None  # plain Markdown
+    notebook, read_fmt = read_page(ROOT / "book" / "performance.md", md_config, nb_config)
+    assert any(c.cell_type == "code" for c in notebook.cells) and read_fmt["name"] == "myst_nb_md"
+    nb_config.execution_excludepatterns = ["book/perf*.md"]
+    assert excluded(ROOT / "book" / "performance.md", nb_config)
+    assert not excluded(ROOT / "book" / "numerics.md", nb_config)
 
 
 def test_threads_are_shared_out():
-    cores = len(os.sched_getaffinity(0))
-    assert threads_per_worker(1) == cores
-    assert threads_per_worker(cores * 2) == 1
+    assert threads_per_worker(1) == cores()
+    assert threads_per_worker(cores() * 2) == 1
 
 
+@pytest.fixture
+def no_thread_settings(monkeypatch):
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+    assert "OMP_NUM_THREADS" not in os.environ  # the workers' thread counts never leak into this process
+
+
+@pytest.mark.usefixtures("no_thread_settings")
 def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
     book = tmp_path / "book"
     make_book(book, {"a": PAGE.format(title="a", extra=""), "b": PAGE.format(title="b", extra="")})
     assert main(["--root", str(book), "--workers", "2", "--no-model-warm-up"]) == 0
     out = capsys.readouterr().out
-    assert "2 pages, 2 at a time, threads each: 1" in out or len(os.sched_getaffinity(0)) < 2
+    assert f"2 pages, 2 at a time, {threads_per_worker(2)} thread(s) each; 0 from the cache" in out
     assert "a.md executed" in out and "b.md executed" in out
     assert main(["--root", str(book), "--no-model-warm-up"]) == 0  # nothing left to execute
     assert "all 2 pages are in the cache" in capsys.readouterr().out
     built = subprocess.run(
-        [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "-v"],
+        [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     log = built.stdout + built.stderr
     assert log.count("Using cached notebook") == 2, log[-3000:]
     assert "Executing notebook" not in log
     html = (book / "_build" / "html" / "a.html").read_text(encoding="utf-8")
-    assert "a 1" in html or len(os.sched_getaffinity(0)) < 2  # the output stored by the side-by-side run
+    assert f"a {threads_per_worker(2)}" in html  # the output stored by the side-by-side run, its thread count
+
+
+@pytest.mark.usefixtures("no_thread_settings")
+def test_one_worker_gives_its_page_every_core(tmp_path, capsys):
+    book = tmp_path / "book"
+    make_book(book, {"a": PAGE.format(title="a", extra="")})
+    assert main(["--root", str(book), "--workers", "1", "--no-model-warm-up", "--cache", str(tmp_path / "c")]) == 0
+    assert f"1 pages, 1 at a time, {cores()} thread(s) each" in capsys.readouterr().out
 
 
 def test_a_failing_page_stops_the_run_and_is_not_cached(tmp_path, capsys):
