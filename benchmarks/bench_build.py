@@ -44,6 +44,9 @@ FROM_CACHE = re.compile(r"execute_pages: all (\d+) pages are in the cache|; (\d+
 EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ")
 """How myst-nb's log reports a page the build itself executed (none, when the cache is complete)."""
 
+SIDE_BY_SIDE = re.compile(r"execute_pages: \d+ pages in (\d+) s \((\d+) s of page time\)")
+"""The side-by-side run's wall time and the sum of its pages' own times."""
+
 STREAM = re.compile(r"\[(\w+) stream: exit \d+ after (\d+) s\]")
 """How scripts/test_streams.sh reports each stream's time."""
 
@@ -63,6 +66,10 @@ def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[st
         "pages_from_cache": sum(int(a or b) for a, b in FROM_CACHE.findall(log)),
     }
     counts |= {f"{name}_stream_s": int(s) for name, s in STREAM.findall(log)}
+    for wall, page_time in SIDE_BY_SIDE.findall(log):
+        counts |= {"pages_wall_s": int(wall), "pages_own_time_s": int(page_time)}
+    if by_build:  # the side-by-side run's pages did not match the build's reading of them
+        raise SystemExit(f"make {target}: the build executed {by_build} pages itself")
     return seconds, counts
 
 
