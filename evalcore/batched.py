@@ -157,8 +157,8 @@ def forward_flops(config: Any, lengths: Sequence[int], *, projected: int) -> dic
       projections, the gated MLP's three matrices) at every position;
     * ``attention``: the query-key and weight-value products of every block, the whole
       square of positions per input, as eager attention computes it before masking;
-    * ``rotary``: the outer product of the rotary embedding's frequencies and the
-      positions, once per forward pass (tiny, but a matrix product torch runs);
+    * ``rotary``: the rotary embedding's frequencies times each position, an outer
+      product (tiny, but a matrix product torch runs);
     * ``projection``: the vocabulary projection at ``projected`` positions (a plain
       forward pass projects every position; the batched scorer only those that predict
       a candidate token).
