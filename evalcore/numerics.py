@@ -49,6 +49,7 @@ __all__ = [
     "arithmetic_differences",
     "child_env",
     "compare_scores",
+    "cpu_label",
     "format_tolerance",
     "margin",
     "pin_arithmetic",
@@ -74,6 +75,31 @@ margin of any dev item, so no dev prediction can flip inside it. Anything the au
 is meant to catch moves scores by far more: dropping the BOS token moves them by nats.
 The same arithmetic must give exactly 0.0, which the audit reports as "bit-identical".
 """
+
+
+def cpu_label(recorded: Mapping[str, object] | None) -> str:
+    """A short name for the CPU of a recorded :func:`arithmetic`: vendor, family, model and vector unit.
+
+    ``"AuthenticAMD family 25 model 17 (AVX512)"``; where the system gives no ``cpu_id``
+    (no ``/proc/cpuinfo``), the recorded ``cpu_model`` or ``machine``; ``"not recorded"``
+    for a record made before the arithmetic was stored (``None``, or neither field).
+    """
+    if not recorded:
+        return "not recorded"
+    if not recorded.get("cpu_id"):
+        fallback = recorded.get("cpu_model") or recorded.get("machine")
+        if not fallback:
+            return "not recorded"
+        capability = recorded.get("cpu_capability")
+        return f"{fallback} ({capability})" if capability else str(fallback)
+    # cpu_id joins "key=value" pairs, one of whose keys holds a space: "cpu family=25"
+    parts = dict(word.split("=", 1) for word in str(recorded["cpu_id"]).split(" ") if "=" in word)
+    name = " ".join(
+        [parts.get("vendor_id", "unknown vendor")]
+        + [f"{key} {parts[key]}" for key in ("family", "model") if key in parts]
+    )
+    capability = recorded.get("cpu_capability")
+    return f"{name} ({capability})" if capability else name
 
 
 def format_tolerance(tolerance: float) -> str:

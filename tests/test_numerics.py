@@ -19,6 +19,7 @@ from evalcore.numerics import (
     arithmetic_differences,
     child_env,
     compare_scores,
+    cpu_label,
     pin_arithmetic,
 )
 
@@ -211,3 +212,16 @@ def test_child_env_swaps_the_arithmetic_but_keeps_the_thread_counts():
     assert "PATH" in child_env()  # this process's environment by default
     with pytest.raises(ValueError, match="'PATH' is not an arithmetic setting"):
         child_env({"PATH": "/tmp"}, parent)
+
+
+def test_cpu_label_names_vendor_family_model_and_vector_unit():
+    zen4 = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
+    assert cpu_label(zen4) == "AuthenticAMD family 25 model 17 (AVX512)"
+    assert cpu_label({"cpu_id": "vendor_id=GenuineIntel cpu family=6 model=85"}) == "GenuineIntel family 6 model 85"
+    # Records made before the arithmetic was stored say so instead of failing.
+    assert cpu_label(None) == cpu_label({}) == cpu_label({"cpu_id": ""}) == "not recorded"
+    # A system without /proc/cpuinfo still records a CPU model or a machine.
+    assert cpu_label({"cpu_id": "", "cpu_model": "Apple M2", "cpu_capability": "DEFAULT"}) == "Apple M2 (DEFAULT)"
+    assert cpu_label({"cpu_id": "", "machine": "aarch64"}) == "aarch64"
+    here = arithmetic()
+    assert cpu_label(here) not in ("", "not recorded") and cpu_label(here).endswith(f"({here['cpu_capability']})")
