@@ -122,6 +122,8 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=REPEATS)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    # Before the benchmark writes anything into the tree (its partial record would count as a change).
+    commit = source_commit()
     if args.repeats < 3:
         parser.error("at least 3 repeats: a spread needs them")
 
@@ -205,7 +207,7 @@ def main() -> int:
 
     # The timed runs took most of the hour: keep them if a later step fails.
     partial = args.out.with_name(args.out.stem + ".timings-only.json")
-    write_json_atomic(partial, {"items_per_s": times, "arithmetic": arithmetic(), "commit": source_commit()})
+    write_json_atomic(partial, {"items_per_s": times, "arithmetic": arithmetic(), "commit": commit})
     shares = {}
     for name, (fn, items, _) in methods.items():
         bs = max(BATCH_SIZES, key=lambda b: statistics.median(times[name][str(b)]))
@@ -269,7 +271,7 @@ def main() -> int:
         },
         "arithmetic": arithmetic(),
         "versions": {p: version(p) for p in ("torch", "transformers", "lm_eval")},
-        "commit": source_commit(),
+        "commit": commit,
         "command": "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_fair.py",
     }
     write_json_atomic(args.out, report)
