@@ -115,12 +115,16 @@ def score_rows_batched(
 
 
 def distinct_input_lengths(tokenizer: Any, rows: Sequence[Row], *, max_length: int = MAX_LENGTH) -> list[int]:
-    """Token counts of the distinct inputs :func:`score_rows_batched` would run for ``rows``."""
-    inputs = {
+    """Token counts of the distinct inputs :func:`score_rows_batched` would run for ``rows``.
+
+    In the order the rows first need them, so that ``padding_share(..., length_sorted=False)``
+    batches them in row order.
+    """
+    inputs = dict.fromkeys(
         encode_pair(tokenizer, ctx, cont, max_length=max_length).input_ids
         for row in rows
         for ctx, cont in requests_for(row.sentence)
-    }
+    )
     return [len(ids) for ids in inputs]
 
 

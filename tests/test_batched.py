@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from evalcore.batched import distinct_input_lengths, forward_flops, padding_share, score_rows_batched
-from evalcore.scoring import score_items
+from evalcore.scoring import encode_pair, requests_for, score_items
 from evalcore.selection import TRAIN_SIZE, SealedItemError, benchmark_train_ids, confirm_ids, dev_ids
 
 TOLERANCE = 1e-4
@@ -75,6 +75,8 @@ def test_length_sorting_pads_less_on_the_benchmark_rows(model_and_tokenizer, tra
     rows = [train[i] for i in benchmark_train_ids(64)]
     lengths = distinct_input_lengths(tok, rows)
     assert len(lengths) == len(rows)  # single-token candidates share one input per row: the context
+    # in row order, so that the unsorted padding share batches the rows as they come
+    assert lengths == [len(encode_pair(tok, *requests_for(row.sentence)[0]).input_ids) for row in rows]
     for bs in (8, 32):
         assert padding_share(lengths, bs) < padding_share(lengths, bs, length_sorted=False)
 
