@@ -88,6 +88,8 @@ def test_every_stored_fingerprint_still_recomputes():
 
 
 # --- RFC 8785 examples, typed from the RFC -------------------------------------------------------------------------
+# Exact by design: each key is a bit pattern, decoded without arithmetic, and its text is the
+# shortest round-trip form (ECMAScript Number.toString), which is the same on every CPU.
 RFC8785_NUMBERS = {  # Appendix B: IEEE 754 bits → the JSON text
     "0000000000000000": "0",
     "8000000000000000": "0",
