@@ -2,12 +2,18 @@
 
 Explained in the notebook *Running the official harness* and *The doc_id bug*.
 
-- **Level 1, stored scores** (the record alone): the protocol fingerprint (the record's
-  self-digest is checked earlier, by :func:`evalcore.records.read_record`); every logged
-  ``doc_id`` against the idx of the logged document's content; labels and targets; every
-  s_ij, official vs independent; predictions and accuracy re-aggregated.
-- **Level 2, prompts** (data and tokenizer): request strings rebuilt from the verified
-  rows and hashed like the harness; candidate boundaries and token ids re-encoded.
+- **Level 1, stored scores** (the record and the package's committed row hashes): the
+  protocol fingerprint (the record's self-digest is checked earlier, by
+  :func:`evalcore.records.read_record`; it detects an edit, it does not seal anything:
+  anyone can recompute it); each item's row hash against the committed hash of its row;
+  every logged ``doc_id`` against the idx of the logged document's content; labels,
+  targets and their hashes; every s_ij, official vs independent; predictions, accuracy,
+  counts and the ledger recomputed from the items.
+- **Level 2, prompts** (data and tokenizer, no model): every item's gold label and row
+  hash against the verified rows (a record whose labels were edited consistently, its
+  aggregates and self-digest recomputed, passes level 1 and fails here); request strings
+  rebuilt from the verified rows and hashed like the harness; candidate boundaries and
+  token ids re-encoded.
 - **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared,
   naming the arithmetic of the re-run against the one the record was made with.
 
@@ -25,6 +31,8 @@ from typing import Any
 
 from evalcore.errors import IdentityError, InvalidInputError
 from evalcore.fingerprint import protocol_fingerprint
+from evalcore.ledger import ledger_record
+from evalcore.ledger import score_run as summarize
 from evalcore.numerics import (
     ABS_TOL,
     Drift,
@@ -34,6 +42,8 @@ from evalcore.numerics import (
     format_tolerance,
     margin,
 )
+from evalcore.pairing import sha256_text
+from evalcore.resources import committed_row_hashes, row_sha256
 from evalcore.scoring import argmax_first, encode_pair, requests_for, score_item
 
 __all__ = ["ABS_TOL", "AuditReport", "IdentityError", "audit_record", "check_identity", "stored_scores"]
@@ -131,16 +141,27 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
     declared = data.get("item_ids") if isinstance(data, dict) else None
     present = [item["item_id"] for item in record["items"]]
     if declared != present:
-        missing = [i for i in declared if i not in present] if isinstance(declared, list) else declared
-        problems.append(f"the items listed ({len(present)}) are not the protocol's item_ids (missing: {missing})")
+        problems.append(_item_list_problem(declared, present))
+    committed = committed_row_hashes("validation")
     compared = 0
     for item in record["items"]:
         off, ind, i = item["official"], item["independent"], item["item_id"]
+        if not 0 <= i < len(committed):
+            problems.append(f"item {i}: no such row in the validation split ({len(committed)} rows)")
+        elif item["row_sha256"] != committed[i]:
+            problems.append(f"item {i}: row_sha256 {item['row_sha256'][:12]}… is not the committed hash of row {i} "
+                            f"({committed[i][:12]}…)")  # fmt: skip
         if off is not None:
             if off["doc_id"] != off["content_idx"]:
                 report.misfiled.append((off["doc_id"], off["content_idx"]))
+            if off["content_idx"] is not None and not (
+                0 <= off["content_idx"] < len(committed) and committed[off["content_idx"]] == off["doc_row_sha256"]
+            ):
+                problems.append(f"item {i}: logged content_idx {off['content_idx']} is not the row its hash names")
             if off["target"] != item["label"]:
                 problems.append(f"item {i}: logged target {off['target']} != label {item['label']}")
+            if off["target_hash"] != sha256_text(str(off["target"])):
+                problems.append(f"item {i}: logged target_hash is not the hash of its target {off['target']}")
             if off["doc_row_sha256"] != item["row_sha256"]:
                 problems.append(f"item {i}: logged document's row hash differs from the committed row")
             if any(math.isnan(x) for x in _scores(off)):  # the schema lets "nan" through; no argmax exists
@@ -157,7 +178,7 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
         if off["continuation_sha256"] != ind["continuation_sha256"]:
             problems.append(f"item {i}: candidate strings differ")
         for j, (a, b) in enumerate(zip(_scores(off), _scores(ind), strict=True)):
-            diff = abs(a - b)
+            diff = 0.0 if a == b else abs(a - b)  # two equal infinities agree; their difference is NaN
             report.max_abs_diff = max(report.max_abs_diff, diff)
             report.scores += 1
             if not diff <= report.tolerance:
@@ -171,29 +192,70 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
             f"{len(report.misfiled)} logged doc_id values name the wrong item "
             f"(logged -> actual: {', '.join(f'{a}->{b}' for a, b in report.misfiled)})"
         )
-    agg = record["aggregate"]
-    official = [it["official"] for it in record["items"] if it["official"] is not None]
-    if official:
-        acc = sum(float(o["acc"]) for o in official) / len(official)
-        if not abs(acc - float(agg["official"]["acc"] or 0.0)) <= 1e-12:
-            problems.append(f"official acc {agg['official']['acc']} != mean of logged acc {acc}")
-    scored = [it for it in record["items"] if it["independent"] is not None]
-    acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / max(len(scored), 1)
-    if not abs(acc_ind - float(agg["independent"]["acc"])) <= 1e-12:
-        problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
+    problems += _aggregate_problems(record)
     problems += [f"run failure: {f}" for f in record["failures"]]
     return problems
 
 
-def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str]:
-    from evalcore.pairing import sha256_text
+def _item_list_problem(declared: Any, present: list[int]) -> str:
+    """What differs between the protocol's item_ids and the record's items, in words."""
+    if not isinstance(declared, list):
+        return f"the protocol lists no item_ids (found {declared!r}); the record has {len(present)} items"
+    missing = [i for i in declared if i not in present]
+    extra = [i for i in present if i not in declared]
+    if not missing and not extra:
+        first = next(k for k, (a, b) in enumerate(zip(declared, present, strict=False)) if a != b)
+        return (f"the items are the protocol's item_ids in another order (position {first}: item {present[first]}, "
+                f"the protocol lists {declared[first]})")  # fmt: skip
+    return f"the items listed ({len(present)}) are not the protocol's item_ids (missing: {missing}; extra: {extra})"
 
+
+def _aggregate_problems(record: dict[str, Any]) -> list[str]:
+    """Every aggregate and the ledger recomputed from the items; a difference is a problem."""
+    problems = []
+    agg = record["aggregate"]
+    official = {it["item_id"]: it["official"] for it in record["items"] if it["official"] is not None}
+    if official:
+        acc = sum(float(o["acc"]) for o in official.values()) / len(official)
+        if not abs(acc - float(agg["official"]["acc"] or 0.0)) <= 1e-12:
+            problems.append(f"official acc {agg['official']['acc']} != mean of logged acc {acc}")
+    if agg["official"]["n"] != len(official):
+        problems.append(f"official n {agg['official']['n']} != {len(official)} logged samples")
+    scored = [it for it in record["items"] if it["independent"] is not None]
+    acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / max(len(scored), 1)
+    if not abs(acc_ind - float(agg["independent"]["acc"])) <= 1e-12:
+        problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
+    if agg["independent"]["n"] != len(scored):
+        problems.append(f"independent n {agg['independent']['n']} != {len(scored)} scored items")
+    # The ledger: one record per item the harness was asked for, its state from the logged acc.
+    asked = record["settings"].get("official_item_ids")
+    if isinstance(asked, list):
+        expected = [
+            ledger_record(i, None, "no official sample logged") if i not in official
+            else ledger_record(i, official[i]["acc"] == 1.0)
+            for i in (it["item_id"] for it in record["items"]) if i in asked
+        ]  # fmt: skip
+        if record["ledger"]["records"] != expected:
+            wrong = [e["id"] for e, r in zip(expected, record["ledger"]["records"], strict=False) if e != r]
+            problems.append(f"the ledger's records are not the logged outcomes (first differing ids: {wrong[:5]}, "
+                            f"{len(record['ledger']['records'])} records for {len(expected)} items)")  # fmt: skip
+        elif record["ledger"]["summary"] != summarize(expected):
+            problems.append("the ledger's summary is not the summary of its records")
+    return problems
+
+
+def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str]:
     problems = []
     for item in record["items"]:
         i, ind, off = item["item_id"], item["independent"], item["official"]
         if not 0 <= i < len(rows):
             problems.append(f"item {i}: no such row in the split ({len(rows)} rows)")
             continue
+        row = rows[i]
+        if item["label"] != row.label:
+            problems.append(f"item {i}: the record's label {item['label']} is not the data's gold label {row.label}")
+        if item["row_sha256"] != row_sha256(row.idx, row.sentence, row.label):
+            problems.append(f"item {i}: the record's row_sha256 is not the hash of row {i} of the verified data")
         requests = requests_for(rows[i].sentence)
         prompt_hash = sha256_text(requests[0][0])
         for name, entry in (("official", off), ("independent", ind)):

@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     from evalcore.audit import audit_record
-    from evalcore.models import load_model
+    from evalcore.models import load_model, load_tokenizer
     from evalcore.numerics import format_tolerance
     from evalcore.records import read_record
     from evalcore.resources import load_split
@@ -110,9 +110,11 @@ def _audit(args: argparse.Namespace) -> int:
     rows = tokenizer = model = None
     if args.level >= 2:
         rows = load_split("validation", source=record["resources"]["data"]["source"])
-        model, tokenizer = load_model(record["resources"]["model"]["name"])
-        if args.level == 2:
-            model = None
+        name = record["resources"]["model"]["name"]
+        if args.level == 3:
+            model, tokenizer = load_model(name)
+        else:  # prompts only: the tokenizer, not the weights
+            tokenizer = load_tokenizer(name)
     report = audit_record(record, rows=rows, tokenizer=tokenizer, model=model)
     for level, problems in report.levels.items():
         print(f"level {level}: {'ok' if not problems else f'{len(problems)} problem(s)'}")

@@ -33,6 +33,7 @@ __all__ = [
     "cache_root",
     "gguf_header",
     "load_model",
+    "load_tokenizer",
     "locate_model",
     "locate_resource",
     "read_cache_manifest",
@@ -170,6 +171,32 @@ class WithoutSpecialTokens:
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` with no special tokens."""
         return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+
+def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
+    """The tokenizer :func:`load_model` would return, without loading the weights.
+
+    For the audit's level 2, which re-encodes prompts and needs no forward pass. It comes
+    from the same place as :func:`load_model`'s: a verified cache entry when there is one
+    (its tokenizer was checked against the GGUF one before the entry was written), else
+    the GGUF file itself (only its vocabulary is read, nothing is de-quantized).
+
+    Raises:
+        ModelUnavailableError, HubUnavailableError: as :func:`load_model`.
+    """
+    from evalcore._capture import captured
+
+    directory, gguf_file, res = locate_model(name)
+    entry = cache_entry(name) if gguf_file else None
+    cached = entry is not None and (entry / MANIFEST).is_file()
+    if cached:
+        read_cache_manifest(entry, expect=res)
+    with captured([]):
+        from transformers import AutoTokenizer
+
+        if cached:
+            return AutoTokenizer.from_pretrained(entry)
+        return AutoTokenizer.from_pretrained(directory, **({"gguf_file": gguf_file} if gguf_file else {}))
 
 
 def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import subprocess
 import sys
@@ -72,3 +74,100 @@ def test_pinning_is_refused_once_torch_is_loaded(capsys):
     assert status == (0 if already else 2)
     if not already:
         assert "ArithmeticSettingError: torch is already imported" in capsys.readouterr().err
+
+
+def _forge_labels(record: dict, flip: list[int]) -> dict:
+    """A copy of ``record`` whose gold labels are flipped for ``flip``, with everything a forger can recompute
+    recomputed: the logged targets and their hashes, acc, the aggregates, the ledger and the self-digest."""
+    from evalcore.ledger import ledger_record, score_run
+    from evalcore.pairing import sha256_text
+    from evalcore.records import record_digest
+
+    forged = copy.deepcopy(record)
+    for item in forged["items"]:
+        if item["item_id"] in flip:
+            item["label"] = 1 - item["label"]
+            off = item["official"]
+            off["target"], off["target_hash"] = item["label"], sha256_text(str(item["label"]))
+            off["acc"] = float(max((0, 1), key=lambda j: off["loglik"][j]) == item["label"])
+    official = [it["official"] for it in forged["items"]]
+    forged["aggregate"]["official"]["acc"] = sum(o["acc"] for o in official) / len(official)
+    forged["aggregate"]["independent"]["acc"] = sum(
+        it["independent"]["prediction"] == it["label"] for it in forged["items"]) / len(forged["items"])
+    records = [ledger_record(it["item_id"], it["official"]["acc"] == 1.0) for it in forged["items"]]
+    forged["ledger"] = {"records": records, "summary": score_run(records)}
+    forged["record_sha256"] = record_digest(forged)
+    return forged
+
+
+@pytest.mark.model  # loads the real tokenizer
+def test_forged_gold_labels_pass_level_1_and_are_caught_by_level_2(tmp_path):
+    # Regression guard: three labels edited, aggregates and self-digest recomputed, audited "ok" at level 3,
+    # because no level compared the record's labels with the data's.
+    from evalcore.models import load_tokenizer
+    from evalcore.resources import load_split
+
+    flip = dev_ids()[:3]
+    forged = _forge_labels(read_record(GOLDEN), flip)
+    (tmp_path / "run.json").write_text(json.dumps(forged))
+    record = read_record(tmp_path)  # the self-digest is an edit detector, and the forger recomputed it
+    assert record["aggregate"]["official"]["acc"] != read_record(GOLDEN)["aggregate"]["official"]["acc"]
+    assert audit_record(record).ok  # level 1 sees only the record, which is consistent with itself
+    report = audit_record(record, rows=load_split("validation"), tokenizer=load_tokenizer())
+    problems = report.levels["2 prompts re-encoded"]
+    assert sorted(int(p.split(":")[0].split()[1]) for p in problems) == sorted(flip)
+    assert all("is not the data's gold label" in p for p in problems)
+
+
+@pytest.mark.model  # loads the real tokenizer
+def test_cli_level_2_loads_the_tokenizer_not_the_model(monkeypatch, capsys):
+    import evalcore.models
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("level 2 must not load the model")
+
+    monkeypatch.setattr(evalcore.models, "load_model", refuse)
+    assert main(["audit", str(GOLDEN), "--level", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "level 2 prompts re-encoded: ok" in out and out.splitlines()[-1].startswith("audit ok: 64 items")
+
+
+def _redigest(record: dict) -> dict:
+    from evalcore.records import record_digest
+
+    return {**record, "record_sha256": record_digest(record)}
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda r: r["items"][5].update(row_sha256="ab" * 32), "is not the committed hash of row"),
+        (lambda r: r["items"].reverse(), "the items are the protocol's item_ids in another order (position 0: item "),
+        (lambda r: r["aggregate"]["official"].update(n=63), "official n 63 != 64 logged samples"),
+        (lambda r: r["aggregate"]["independent"].update(n=65), "independent n 65 != 64 scored items"),
+        (lambda r: r["ledger"]["records"][0].update(status="failed" if r["items"][0]["official"]["acc"] else "passed"),
+         "the ledger's records are not the logged outcomes (first differing ids: ["),
+        (lambda r: r["ledger"]["summary"].update(success_rate=1.0), "the ledger's summary is not the summary of its"),
+        (lambda r: r["items"][0]["official"].update(target_hash="0" * 64), "target_hash is not the hash of its target"),
+        (lambda r: r["items"][0]["official"].update(content_idx=r["items"][1]["item_id"]),
+         "is not the row its hash names"),
+    ],
+    ids=["row-hash", "reordered", "official-n", "independent-n", "ledger-record", "ledger-summary", "target-hash",
+         "content-idx"],
+)  # fmt: skip
+def test_level_1_recomputes_what_a_forger_would_have_to_edit(edit, problem):
+    record = copy.deepcopy(read_record(GOLDEN))
+    edit(record)
+    report = audit_record(_redigest(record))
+    assert any(problem in p for p in report.levels["1 stored scores"]), report.levels
+
+
+def test_equal_infinite_scores_agree():
+    # Regression guard: two identical -inf scores were reported as "|Δ|=nan".
+    record = copy.deepcopy(read_record(GOLDEN))
+    item = record["items"][0]
+    item["official"]["loglik"][0] = item["independent"]["loglik"][0] = "-inf"
+    item["independent"]["prediction"] = 1  # argmax of [-inf, finite]
+    item["official"]["acc"] = float(item["label"] == 1)
+    problems = audit_record(record).levels["1 stored scores"]
+    assert not [p for p in problems if "nan" in p], problems
