@@ -166,7 +166,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--unsorted-ids", action="store_true",
                      help="pass the ids to the harness in hash order, unsorted: reproduces the doc_id bug")  # fmt: skip
     run.add_argument("--unseal", action="store_true", help="allow sealed confirm items (recorded)")
-    run.add_argument("--overwrite", action="store_true", help="replace an existing record")
+    run.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing record once the new run is complete (until then, and if it fails, the old stays)",
+    )
     audit = sub.add_parser("audit", parents=[arith], help="audit a run record")
     audit.add_argument("dir", help="run directory (or its run.json)")
     audit.add_argument("--level", type=int, choices=[1, 2, 3], default=3,

@@ -14,6 +14,7 @@ is written and whenever it is read, and carries the SHA-256 of its own canonical
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -46,6 +47,7 @@ from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
 
 __all__ = [
     "NON_FINITE",
+    "PENDING_NAME",
     "RECORD_NAME",
     "SCHEMA",
     "SCHEMA_VERSION",
@@ -66,6 +68,10 @@ SCHEMA = SCHEMA_VERSION
 
 RECORD_NAME = "run.json"
 """File name of the record inside a run directory."""
+
+PENDING_NAME = "run.pending.json"
+"""Where a run started with ``overwrite`` keeps its claim while the old record stays in :data:`RECORD_NAME`:
+the old record is replaced only by the new complete one, never by a claim."""
 
 UNFINISHED = ("incomplete", "failed")
 """Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
@@ -98,11 +104,11 @@ def _unwritable(directory: Path, exc: OSError) -> OSError:
     return error
 
 
-def _atomic_write(directory: Path, body: dict[str, Any]) -> Path:
-    """Write ``body`` as ``directory/run.json`` with :func:`write_json_atomic`, the temporary file named by pid."""
+def _atomic_write(directory: Path, body: dict[str, Any], *, name: str = RECORD_NAME) -> Path:
+    """Write ``body`` as ``directory/name`` with :func:`write_json_atomic`, the temporary file named by pid."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        return write_json_atomic(directory / RECORD_NAME, body, temp_prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+        return write_json_atomic(directory / name, body, temp_prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     except OSError as exc:  # same class (PermissionError, NotADirectoryError, ...), with the directory named
         raise _unwritable(directory, exc) from exc
 
@@ -114,6 +120,9 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     writer: ``pid``, ``host`` and ``process_started`` (so a recycled pid is not taken for
     the writer). A ``failed`` claim is replaced, and so is an ``incomplete`` one whose
     writer is gone (or is this process); temporary files only when their writer is gone.
+    With ``overwrite`` over a finished record, the claim goes to :data:`PENDING_NAME`
+    beside it: the old record stays readable, and stays if the new run fails or is
+    killed; only :func:`write_record` replaces it, with the new complete record.
 
     Raises:
         RunInProgressError: the ``incomplete`` claim belongs to a live process on this
@@ -136,21 +145,32 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     except OSError as exc:  # the class kept (PermissionError, NotADirectoryError, ...), the directory named
         raise _unwritable(directory, exc) from exc
     remove_stale_temporaries(directory)
+    with contextlib.suppress(FileNotFoundError):  # a pending claim of a writer now gone (the lock is ours)
+        (directory / PENDING_NAME).unlink()
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     writer = {"pid": os.getpid(), "host": socket.gethostname(), "process_started": process_alive(os.getpid())[1]}
     claim = {"schema": SCHEMA_VERSION, "status": "incomplete", "started_at": started, **writer,
              "settings": finite(settings)}  # fmt: skip
-    return _atomic_write(directory, claim)
+    # A finished record (or a file not ours) stays where it is until the new record is complete.
+    keep = status is not None and status not in UNFINISHED
+    return _atomic_write(directory, claim, name=PENDING_NAME if keep else RECORD_NAME)
 
 
 def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path | None:
-    """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone."""
-    status, claim = _existing(Path(out_dir) / RECORD_NAME)
-    if status != "incomplete" or claim_holder(claim) != "self":  # another run's claim is that run's to mark
+    """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone.
+
+    The claim is :data:`RECORD_NAME`, or :data:`PENDING_NAME` for a run started with
+    ``overwrite`` over a finished record, which then stays as it was.
+    """
+    for name in (PENDING_NAME, RECORD_NAME):
+        status, claim = _existing(Path(out_dir) / name)
+        if status == "incomplete" and claim_holder(claim) == "self":
+            break
+    else:  # another run's claim is that run's to mark
         return None
     claim.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
     try:
-        return _atomic_write(Path(out_dir), claim)
+        return _atomic_write(Path(out_dir), claim, name=name)
     finally:
         release_lock(Path(out_dir))
 
@@ -174,12 +194,18 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
     problem = record_problem({**body, "record_sha256": "0" * 64})  # the digest is computed below
     if problem:
         raise RecordError(f"{target}: not written, read_record would refuse it: {problem}")
-    status, existing = _existing(target)
-    if status == "incomplete" and claim_holder(existing) == "alive":  # another live run's claim is not ours
-        refuse_live_claim(directory, existing, overwrite)
+    for name in (RECORD_NAME, PENDING_NAME):
+        claim_status, claim = _existing(directory / name)
+        if claim_status == "incomplete" and claim_holder(claim) == "alive":  # another live run's claim is not ours
+            refuse_live_claim(directory, claim, overwrite)
+    status, _ = _existing(target)
     _refuse_existing(target, status, overwrite)
     body["record_sha256"] = record_digest(body)
     path = _atomic_write(directory, body)
+    pending_status, pending = _existing(directory / PENDING_NAME)
+    if pending_status is not None and claim_holder(pending) in ("self", "dead"):  # the claim this record ends
+        with contextlib.suppress(FileNotFoundError):
+            (directory / PENDING_NAME).unlink()
     release_lock(directory)
     return path
 

@@ -130,7 +130,9 @@ def execute_run(
     with status ``incomplete``, which also proves it is writable); the complete record
     replaces the claim at the end. A run that raises leaves the claim marked
     ``failed``; a killed run leaves it ``incomplete``. Neither passes ``read_record``,
-    and a new run into the same directory replaces either.
+    and a new run into the same directory replaces either. With ``overwrite`` over a
+    complete record, the claim is written beside it (``run.pending.json``) and the old
+    record is replaced only by the new complete one: a run that fails loses nothing.
 
     Raises:
         InvalidTypeError, InvalidInputError, SealedItemError: bad ids (before anything is written).

@@ -39,6 +39,10 @@ def claim_of(directory):
     return json.loads((directory / RECORD_NAME).read_text())
 
 
+def claim_of_pending(directory):
+    return json.loads((directory / records.PENDING_NAME).read_text())
+
+
 def dead_pid():
     """The pid of a process that has exited and been reaped (no process has it until the pid wraps around)."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -374,3 +378,60 @@ def test_write_record_refuses_a_live_runs_claim(tmp_path):
     with pytest.raises(RunInProgressError, match=f"pid {parent.pid} on this host"):
         write_record(tmp_path, MINIMAL)
     assert json.loads((tmp_path / RECORD_NAME).read_text())["status"] == "incomplete"  # untouched
+
+
+def test_overwrite_keeps_the_old_record_until_the_new_one_is_complete(tmp_path):
+    # Regression guard: begin_record(overwrite=True) used to replace a complete record with its claim
+    # before any work, so a run that then failed left only a failed claim where a good record was.
+    write_record(tmp_path, MINIMAL)
+    before = (tmp_path / RECORD_NAME).read_bytes()
+    begin_record(tmp_path, {"smoke": True}, overwrite=True)
+    assert (tmp_path / RECORD_NAME).read_bytes() == before  # readable all along
+    assert json.loads((tmp_path / records.PENDING_NAME).read_text())["status"] == "incomplete"
+    mark_failed(tmp_path, RuntimeError("data missing"))
+    assert (tmp_path / RECORD_NAME).read_bytes() == before
+    assert json.loads((tmp_path / records.PENDING_NAME).read_text())["status"] == "failed"
+    assert not (tmp_path / LOCK_NAME).exists()
+    # The next overwrite replaces the failed pending claim, and its complete record replaces the old one.
+    begin_record(tmp_path, {"smoke": True}, overwrite=True)
+    newer = {**MINIMAL, "warnings": ["the second run"]}
+    write_record(tmp_path, newer, overwrite=True)
+    assert read_record(tmp_path)["warnings"] == ["the second run"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [RECORD_NAME]
+
+
+def test_a_killed_overwrite_leaves_the_old_record_and_is_cleaned_by_the_next_run(tmp_path):
+    write_record(tmp_path, MINIMAL)
+    before = (tmp_path / RECORD_NAME).read_bytes()
+    pending = {"schema": records.SCHEMA_VERSION, "status": "incomplete", "pid": dead_pid(),
+               "host": socket.gethostname(), "started_at": "then"}  # fmt: skip
+    (tmp_path / records.PENDING_NAME).write_text(json.dumps(pending))
+    assert read_record(tmp_path)["record_sha256"] == json.loads(before)["record_sha256"]
+    begin_record(tmp_path, {}, overwrite=True)
+    assert claim_of_pending(tmp_path)["pid"] == os.getpid()
+    assert (tmp_path / RECORD_NAME).read_bytes() == before
+
+
+def test_write_record_refuses_a_live_runs_pending_claim(live_writer):
+    out, child = live_writer
+    pending = {**claim_of(out), "status": "incomplete"}
+    write_record(out.parent / "other", MINIMAL)
+    (out / records.PENDING_NAME).write_text(json.dumps(pending))
+    (out / RECORD_NAME).write_text((out.parent / "other" / RECORD_NAME).read_text())
+    with pytest.raises(RunInProgressError, match=f"pid {child.pid}"):
+        write_record(out, MINIMAL, overwrite=True)
+
+
+def test_execute_run_overwrite_that_fails_loses_nothing(tmp_path, monkeypatch):
+    # The issue's case: a good record, then `run --overwrite` with the data missing.
+    from evalcore.errors import DataUnavailableError
+    from evalcore.resources import DATA_ENV
+    from evalcore.run import execute_run
+
+    write_record(tmp_path, MINIMAL)
+    before = (tmp_path / RECORD_NAME).read_bytes()
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "no-data-here"))
+    with pytest.raises(DataUnavailableError):
+        execute_run(tmp_path, smoke=True, overwrite=True)
+    assert (tmp_path / RECORD_NAME).read_bytes() == before
+    assert "DataUnavailableError" in claim_of_pending(tmp_path)["error"]
