@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from evalcore.models import ModelResource
 
 CACHE_ENV = "EVALBOOK_CACHE"
-"""Environment variable naming the cache directory (default ``~/.cache/evalbook``)."""
+"""Environment variable naming the cache directory (see :func:`cache_root` for the default)."""
+
+REBUILD = "delete that directory to rebuild it"
+"""The advice every refused cache entry ends with: an entry is only ever rebuilt whole."""
 
 UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
 """Weight-file suffixes that may hold pickles; a cache entry holding one is refused."""
@@ -38,8 +41,38 @@ CONVERTERS = ("transformers", "torch")
 
 
 def cache_root() -> Path:
-    """Where converted models are cached."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "evalbook")
+    """Where converted models are cached: ``$EVALBOOK_CACHE``, else ``$XDG_CACHE_HOME/evalbook``, else
+    ``~/.cache/evalbook`` (the XDG base directory rule: a relative ``XDG_CACHE_HOME`` is ignored)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "evalbook"
+
+
+def check_entry_before_conversion(entry: Path) -> None:
+    """Refuse, before tens of seconds of conversion, what would make writing ``entry`` fail after it.
+
+    Raises:
+        ModelUnavailableError: something is already at ``entry`` without a manifest (a damaged
+            or half-deleted entry): delete it.
+        OSError (its own class): the cache directory cannot be created or written; the
+            message names :data:`CACHE_ENV` as the way to put the cache elsewhere.
+    """
+    if entry.exists() or entry.is_symlink():
+        what = "a directory" if entry.is_dir() else "a file"
+        raise ModelUnavailableError(f"model cache {entry} is {what} without a manifest ({MANIFEST}); {REBUILD}")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        probe = Path(tempfile.mkdtemp(prefix=".probe-", dir=entry.parent))
+        probe.rmdir()
+    except OSError as exc:
+        error = type(exc)(
+            f"cannot write the model cache in {entry.parent}: {exc.strerror or exc}; set ${CACHE_ENV} to a writable "
+            f"directory (e.g. {CACHE_ENV}=/tmp/evalbook-cache), or make this one writable"
+        )
+        error.errno = exc.errno
+        raise error from exc
 
 
 def entry_for(res: ModelResource) -> Path:
@@ -68,7 +101,7 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
             are not safetensors; or the manifest names another model, GGUF file or
             library version. The message says which and how to rebuild.
     """
-    rebuild = "delete that directory to rebuild it"
+    rebuild = REBUILD
     try:
         manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
         files = dict(manifest["files"])
@@ -80,7 +113,10 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
                 raise ModelUnavailableError(
                     f"model cache {entry} was written for {key} {manifest.get(key)!r}, not {wanted!r}; {rebuild}"
                 )
-    present = {p.name for p in entry.iterdir()} - {MANIFEST}
+    try:
+        present = {p.name for p in entry.iterdir()} - {MANIFEST}
+    except OSError as exc:
+        raise ModelUnavailableError(f"model cache {entry} cannot be listed ({exc}); {rebuild}") from None
     unlisted = sorted(present - set(files))
     if unlisted:
         raise ModelUnavailableError(
@@ -90,7 +126,11 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
         raise ModelUnavailableError(f"model cache {entry} must hold safetensors weights only; {rebuild}")
     for filename, expected in files.items():
         path = entry / filename
-        if not path.is_file() or sha256_file(path) != expected:
+        try:
+            ok = path.is_file() and sha256_file(path) == expected
+        except OSError as exc:  # unreadable: a permission or a damaged file system
+            raise ModelUnavailableError(f"model cache {entry} cannot read {filename} ({exc}); {rebuild}") from None
+        if not ok:
             raise ModelUnavailableError(f"model cache {entry} fails verification at {filename}; {rebuild}")
     return manifest
 
@@ -124,8 +164,10 @@ def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> 
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
         try:
             os.replace(tmp, entry)
-        except OSError:
+        except OSError as exc:
             if not (entry / MANIFEST).is_file():  # not a concurrent writer that got there first
-                raise
+                raise ModelUnavailableError(
+                    f"model cache {entry} could not be written ({exc}): something else is there; {REBUILD}"
+                ) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -258,10 +258,13 @@ def check_record(record: Any, where: str) -> None:
     if status == "incomplete":
         raise RecordError(
             f"{where}: status is 'incomplete': the run started at {record.get('started_at')} never finished "
-            "(killed, or still running); run it again into this directory"
+            "and its writer is gone (killed); run it again into this directory"
         )
     if status == "failed":
         raise RecordError(f"{where}: status is 'failed' ({record.get('error')}); fix the cause and run it again")
+    if status == "interrupted":
+        raise RecordError(f"{where}: status is 'interrupted': the run started at {record.get('started_at')} was "
+                          "stopped by SIGINT (Ctrl-C); run it again into this directory")  # fmt: skip
     if isinstance(status, str) and status != "complete":
         raise RecordError(f"{where}: status is {status!r}, not 'complete'")
     problem = record_problem(record)

@@ -8,7 +8,8 @@ so also only with ``--unseal``) or a list of validation ids.
 
 Exit status (:data:`evalcore.errors.EXIT_CODES`): 0 success; 1 the check ran and found
 a problem; 2 refused: a usage error or any :class:`~evalcore.errors.EvalcoreError`,
-with what and why; 3 the system refused (an ``OSError``: permission, disk, path).
+with what and why; 3 the system refused (an ``OSError``: permission, disk, path);
+130 interrupted by SIGINT (Ctrl-C), whatever exception the interruption surfaced as.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from evalcore._interrupt import sigint_watch
 from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
 from evalcore.models import DEFAULT_MODEL, MODELS
 
@@ -182,15 +184,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = _parser().parse_args(argv)
     handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
-    try:
-        if args.arithmetic == "pinned":
-            from evalcore.numerics import SECOND_ARITHMETIC, pin_arithmetic
+    with sigint_watch() as sigint:
+        try:
+            if args.arithmetic == "pinned":
+                from evalcore.numerics import SECOND_ARITHMETIC, pin_arithmetic
 
-            pin_arithmetic(SECOND_ARITHMETIC)
-        return handler(args)
-    except EvalcoreError as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 3
+                pin_arithmetic(SECOND_ARITHMETIC)
+            return handler(args)
+        except BaseException as exc:
+            if sigint.fired or isinstance(exc, KeyboardInterrupt):  # whatever the Ctrl-C surfaced as
+                print(f"interrupted (SIGINT, Ctrl-C) during {args.command}; nothing was completed", file=sys.stderr)
+                return 130
+            if isinstance(exc, EvalcoreError):
+                print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 2
+            if isinstance(exc, OSError):
+                print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 3
+            raise

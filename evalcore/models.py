@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore._modelcache import CACHE_ENV, MANIFEST, cache_root, entry_for, read_cache_manifest, write_cache
+from evalcore._modelcache import (
+    CACHE_ENV,
+    MANIFEST,
+    cache_root,
+    check_entry_before_conversion,
+    entry_for,
+    read_cache_manifest,
+    write_cache,
+)
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.resources import hub_download, sha256_file
 
@@ -216,8 +224,10 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
 
     Raises:
         ModelUnavailableError: missing package, wrong file hash, or a cache entry
-            that fails verification.
+            that fails verification or has no manifest (each says which directory to delete).
         HubUnavailableError: a Hub model without Hub access.
+        OSError: the cache directory cannot be written (before any conversion; the message
+            names ``$EVALBOOK_CACHE``).
     """
     from evalcore._capture import captured
 
@@ -226,6 +236,8 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
     cached = entry is not None and (entry / MANIFEST).is_file()
     if cached:
         manifest = read_cache_manifest(entry, expect=res)
+    elif entry is not None:
+        check_entry_before_conversion(entry)  # a fault refused now, not after the conversion
     sink: list[str] = []
     with captured(sink):
         import torch

@@ -73,7 +73,7 @@ PENDING_NAME = "run.pending.json"
 """Where a run started with ``overwrite`` keeps its claim while the old record stays in :data:`RECORD_NAME`:
 the old record is replaced only by the new complete one, never by a claim."""
 
-UNFINISHED = ("incomplete", "failed")
+UNFINISHED = ("incomplete", "failed", "interrupted")
 """Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
 
 
@@ -156,11 +156,15 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     return _atomic_write(directory, claim, name=PENDING_NAME if keep else RECORD_NAME)
 
 
-def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path | None:
+def mark_failed(out_dir: str | os.PathLike[str], error: BaseException, *, interrupted: bool = False) -> Path | None:
     """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone.
 
     The claim is :data:`RECORD_NAME`, or :data:`PENDING_NAME` for a run started with
     ``overwrite`` over a finished record, which then stays as it was.
+
+    Args:
+        interrupted: the user stopped the run (SIGINT, Ctrl-C): the status is
+            ``interrupted``, and the error is kept as what the stop surfaced as.
     """
     for name in (PENDING_NAME, RECORD_NAME):
         status, claim = _existing(Path(out_dir) / name)
@@ -168,7 +172,11 @@ def mark_failed(out_dir: str | os.PathLike[str], error: BaseException) -> Path |
             break
     else:  # another run's claim is that run's to mark
         return None
-    claim.update(status="failed", error=f"{type(error).__name__}: {error}"[:2000])
+    what = f"{type(error).__name__}: {error}"
+    if interrupted:
+        claim.update(status="interrupted", error=f"stopped by SIGINT (Ctrl-C), seen as {what}"[:2000])
+    else:
+        claim.update(status="failed", error=what[:2000])
     try:
         return _atomic_write(Path(out_dir), claim, name=name)
     finally:
@@ -232,5 +240,18 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         record = loads_strict(target.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{target} is not valid JSON ({exc}); a truncated or damaged record") from None
+    if isinstance(record, dict) and record.get("schema") == SCHEMA_VERSION and record.get("status") == "incomplete":
+        holder = claim_holder(record)
+        if holder in ("alive", "self"):
+            raise RecordError(
+                f"{target}: status is 'incomplete': a run in progress (pid {record.get('pid')} on this host, "
+                f"started at {record.get('started_at')}) is writing it; wait for it to finish"
+            )
+        if holder == "elsewhere":
+            raise RecordError(
+                f"{target}: status is 'incomplete': the run started at {record.get('started_at')} by pid "
+                f"{record.get('pid')} on host {record.get('host')!r} has not finished, or was killed; this host "
+                "cannot tell which"
+            )
     check_record(record, str(target))
     return record

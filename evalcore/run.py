@@ -17,6 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from evalcore._interrupt import sigint_watch
 from evalcore.fingerprint import protocol_fingerprint
 from evalcore.harness import HARNESS_VERSION, SEED, TASK, run_official
 from evalcore.ledger import ledger_record, score_run
@@ -129,7 +130,8 @@ def execute_run(
     The directory is claimed first (:func:`evalcore.records.begin_record`: a record
     with status ``incomplete``, which also proves it is writable); the complete record
     replaces the claim at the end. A run that raises leaves the claim marked
-    ``failed``; a killed run leaves it ``incomplete``. Neither passes ``read_record``,
+    ``failed`` (``interrupted`` after a Ctrl-C, whatever exception it surfaced as, and
+    then ``KeyboardInterrupt`` is raised); a killed run leaves it ``incomplete``. Neither passes ``read_record``,
     and a new run into the same directory replaces either. With ``overwrite`` over a
     complete record, the claim is written beside it (``run.pending.json``) and the old
     record is replaced only by the new complete one: a run that fails loses nothing.
@@ -146,14 +148,19 @@ def execute_run(
     chosen = check_ids(ids if ids is not None else dev_ids(), unseal=unseal)
     begin_record(out_dir, {"smoke": smoke, "sort_ids": sort_ids, "unsealed": unseal, "item_ids": chosen,
                            "model": model_name, "data_source": data_source}, overwrite=overwrite)  # fmt: skip
-    try:
-        return _execute(
-            out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded, progress
-        )
-    except BaseException as exc:  # a KeyboardInterrupt too: the claim must say the run did not finish
-        with contextlib.suppress(OSError):  # never hide the run's own error behind a second one
-            mark_failed(out_dir, exc)
-        raise
+    with sigint_watch() as sigint:
+        try:
+            return _execute(
+                out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded, progress
+            )
+        except BaseException as exc:  # a KeyboardInterrupt too: the claim must say the run did not finish
+            interrupted = sigint.fired or isinstance(exc, KeyboardInterrupt)
+            with contextlib.suppress(OSError):  # never hide the run's own error behind a second one
+                mark_failed(out_dir, exc, interrupted=interrupted)
+            if interrupted and not isinstance(exc, KeyboardInterrupt):
+                # A library turned the Ctrl-C into an error of its own: the user's stop is what happened.
+                raise KeyboardInterrupt(f"interrupted (SIGINT); it surfaced as {type(exc).__name__}: {exc}") from exc
+            raise
 
 
 def _execute(

@@ -11,6 +11,7 @@ import pytest
 
 from evalcore.cli import main, resolve_items
 from evalcore.errors import EXIT_CODES, InvalidInputError
+from evalcore.records import read_record
 from evalcore.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
 
 
@@ -94,3 +95,44 @@ def test_prepare_fails_when_the_committed_selection_is_not_the_hash_order(monkey
     monkeypatch.setattr(selection, "committed_selection", lambda: swapped)
     assert main(["prepare"]) == 1
     assert "selection FAILED: committed ids differ from the hash order" in capsys.readouterr().err
+
+
+def test_ctrl_c_that_a_library_turns_into_another_error_is_recorded_as_an_interruption(tmp_path, monkeypatch, capsys):
+    # Regression guard: a SIGINT during the harness's tokenizer load surfaced as "ImportError: requires the
+    # protobuf library"; the claim said 'failed ImportError…' and the command exited 1.
+    import json
+    import os
+    import signal
+
+    import evalcore.run
+
+    def load_that_swallows_ctrl_c(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            raise ImportError("requires the protobuf library") from None
+
+    monkeypatch.setattr(evalcore.run, "_execute", load_that_swallows_ctrl_c)
+    assert main(["run", "--smoke", "--out", str(tmp_path / "run")]) == 130
+    assert "interrupted (SIGINT, Ctrl-C) during run" in capsys.readouterr().err
+    claim = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert claim["status"] == "interrupted"
+    assert claim["error"] == "stopped by SIGINT (Ctrl-C), seen as ImportError: requires the protobuf library"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch put the handler back
+    with pytest.raises(InvalidInputError, match=r"status is 'interrupted'.*stopped by SIGINT"):
+        read_record(tmp_path / "run")
+    # An interrupted claim is not a result: the next run replaces it without --overwrite.
+    from evalcore.records import begin_record
+
+    begin_record(tmp_path / "run", {})
+
+
+def test_ctrl_c_outside_a_run_exits_130(tmp_path, monkeypatch, capsys):
+    import evalcore.records
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evalcore.records, "read_record", interrupted)
+    assert main(["audit", str(tmp_path), "--level", "1"]) == 130
+    assert capsys.readouterr().err.startswith("interrupted (SIGINT, Ctrl-C) during audit")

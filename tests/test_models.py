@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib.metadata import version
 
 import pytest
@@ -116,3 +117,55 @@ def test_cached_and_gguf_loads_are_identical(validation):
     ids = torch.tensor([gguf_tok.encode(requests_for(validation[dev_ids()[0]].sentence)[0][0])])
     with torch.inference_mode():
         assert torch.equal(cached_model(ids).logits, gguf_model(ids).logits)
+
+
+def test_entry_without_manifest_is_refused_before_any_conversion(tmp_path, monkeypatch):
+    # Regression guard: an entry whose manifest was deleted made every run convert for ~30 s, then fail
+    # with a raw "OSError: [Errno 39] Directory not empty".
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
+    entry = cache_entry()
+    entry.mkdir(parents=True)
+    (entry / "model.safetensors").write_bytes(b"left over")
+    converted = []
+    monkeypatch.setattr(models, "write_cache", lambda *a: converted.append(a))
+    expected = rf"{re.escape(str(entry))} is a directory without a manifest .*delete that directory"
+    with pytest.raises(ModelUnavailableError, match=expected):
+        load_model()
+    assert not converted
+
+
+def test_entry_that_is_a_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
+    cache_entry().write_text("not a directory")
+    with pytest.raises(ModelUnavailableError, match="is a file without a manifest"):
+        load_model()
+
+
+def test_unwritable_cache_names_the_variable_before_any_conversion(tmp_path, monkeypatch):
+    # Regression guard: an unwritable HOME failed after the conversion with a bare path. A path below a
+    # file cannot be created by anyone, root included.
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path / "a-file" / "cache"))
+    monkeypatch.setattr(models, "write_cache", lambda *a: pytest.fail("converted before the cache was checked"))
+    with pytest.raises(NotADirectoryError, match=r"cannot write the model cache in .*set \$EVALBOOK_CACHE to a"):
+        load_model()
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"EVALBOOK_CACHE": "/elsewhere/cache", "XDG_CACHE_HOME": "/xdg"}, "/elsewhere/cache"),
+        ({"EVALBOOK_CACHE": None, "XDG_CACHE_HOME": "/xdg"}, "/xdg/evalbook"),
+        ({"EVALBOOK_CACHE": None, "XDG_CACHE_HOME": "relative/dir"}, "~/.cache/evalbook"),
+        ({"EVALBOOK_CACHE": "", "XDG_CACHE_HOME": None}, "~/.cache/evalbook"),
+    ],
+)
+def test_cache_root_honours_evalbook_cache_then_xdg(monkeypatch, env, expected):
+    from pathlib import Path
+
+    for name, value in env.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert models.cache_root() == Path(expected).expanduser()

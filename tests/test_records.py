@@ -124,7 +124,7 @@ def test_truncated_record_refused(tmp_path):
 
 def test_claim_is_refused_then_replaced_by_the_complete_record(tmp_path):
     begin_record(tmp_path / "run", {"smoke": True})
-    with pytest.raises(RecordError, match=r"status is 'incomplete'.*never finished"):
+    with pytest.raises(RecordError, match=r"status is 'incomplete': a run in progress \(pid \d+ on this host"):
         read_record(tmp_path / "run")
     write_record(tmp_path / "run", MINIMAL)
     assert read_record(tmp_path / "run")["status"] == "complete"
@@ -435,3 +435,18 @@ def test_execute_run_overwrite_that_fails_loses_nothing(tmp_path, monkeypatch):
         execute_run(tmp_path, smoke=True, overwrite=True)
     assert (tmp_path / RECORD_NAME).read_bytes() == before
     assert "DataUnavailableError" in claim_of_pending(tmp_path)["error"]
+
+
+def test_reading_a_live_runs_claim_says_to_wait_not_to_run_again(live_writer):
+    # Regression guard: auditing a directory while its run was still going said "run it again into this directory".
+    out, child = live_writer
+    with pytest.raises(RecordError, match=rf"a run in progress \(pid {child.pid} on this host, .*wait for it"):
+        read_record(out)
+
+
+def test_reading_a_dead_runs_claim_says_to_run_again(tmp_path):
+    claim = {"schema": records.SCHEMA_VERSION, "status": "incomplete", "pid": dead_pid(),
+             "host": socket.gethostname(), "started_at": "then"}  # fmt: skip
+    (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
+    with pytest.raises(RecordError, match=r"never finished and its writer is gone.*run it again into this directory"):
+        read_record(tmp_path)

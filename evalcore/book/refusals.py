@@ -159,10 +159,11 @@ class Bench:
             command, cwd=self.scratch, env=merged, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False
         )
 
-    def kill_run(self, out: Path, *, after_s: float = 0.0) -> Any:
-        """Start ``python -m evalcore run --smoke --out OUT``; SIGKILL it ``after_s`` seconds after its claim appears.
+    def kill_run(self, out: Path, *, after_s: float = 0.0, sig: int = signal.SIGKILL) -> Any:
+        """Start ``python -m evalcore run --smoke --out OUT``; send ``sig`` ``after_s`` seconds after its claim appears.
 
-        Returns the killed process (its return code is ``-SIGKILL``).
+        Returns the finished process as a ``CompletedProcess`` with its standard error
+        (after SIGKILL its return code is ``-SIGKILL``; after SIGINT, the command's own status).
         """
         from evalcore.records import RECORD_NAME
 
@@ -177,9 +178,9 @@ class Bench:
                 raise RuntimeError(f"the run ended before claiming {out}: {process.communicate()[1][-500:]}")
             time.sleep(0.05)
         time.sleep(after_s)
-        process.send_signal(signal.SIGKILL)
-        process.communicate(timeout=60)
-        return process
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=120)
+        return subprocess.CompletedProcess(process.args, process.returncode, "", err)
 
     def clean(self, text: str) -> str:
         """Replace the scratch directory and the interpreter's prefix in a message by placeholders."""
