@@ -84,13 +84,23 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # e.g. -1e400, which Python would read as -inf without a word
+        raise InvalidInputError(f"number {text} is outside the range of a double")
+    return value
+
+
 def loads_strict(text: str) -> Any:
-    """``json.loads`` that refuses what Python would accept and JSON does not: NaN, Infinity, a key twice.
+    """``json.loads`` that refuses what Python would accept and JSON does not: NaN, Infinity, a key twice,
+    and a number too large for a double (Python would read ``-1e400`` as ``-inf``).
 
     Raises:
         ValueError: the text is not strict JSON (RecursionError: nested too deep).
     """
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+    return json.loads(
+        text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys, parse_float=_finite_float
+    )
 
 
 _JSON_KIND = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from evalcore._interrupt import sigint_watch
 from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
@@ -60,9 +61,12 @@ def resolve_items(words: Sequence[str]) -> list[int]:
         if len(words) != 1:
             raise InvalidInputError(f"--items takes one set name or a list of ids, got {list(words)}")
         return {"dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))}[named[0]]()
-    bad = [w for w in words if not w.isdigit()]
+    # ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and int() reads '١٢' as 12.
+    bad = [w for w in words if not (w.isascii() and w.isdigit())]
     if bad:
-        raise InvalidInputError(f"--items: {bad} are neither {'/'.join(ITEM_SETS)} nor validation ids")
+        raise InvalidInputError(
+            f"--items: {bad} are neither {'/'.join(ITEM_SETS)} nor validation ids (ASCII digits 0-9)"
+        )
     return [int(w) for w in words]
 
 
@@ -76,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
         words[0] if len(words) == 1 else "", "runs/items"
     )
     out = args.out or ("runs/smoke" if args.smoke else default)
+    if Path(out).exists() and not Path(out).is_dir():
+        raise InvalidInputError(f"--out {out} is a file; a run writes a directory (DIR/run.json): choose a directory")
     progress = Progress()
     try:
         path, record = execute_run(

@@ -117,8 +117,9 @@ def check_ids(ids: Iterable[object], *, unseal: bool = False) -> list[int]:
     if not unseal:
         sealed = sorted(set(out) & set(confirm_ids()))
         if sealed:
+            shown = f"{sealed}" if len(sealed) <= 5 else f"[{', '.join(map(str, sealed[:5]))}, …] ({len(sealed)} ids)"
             raise SealedItemError(
-                f"item ids {sealed} belong to the sealed confirm set; pass unseal=True "
+                f"item ids {shown} belong to the sealed confirm set; pass unseal=True "
                 "(CLI: --unseal) to score them, and the run record will say so"
             )
     return out

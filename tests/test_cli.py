@@ -23,7 +23,10 @@ def test_item_sets_resolve_to_the_committed_selection():
 
 
 @pytest.mark.parametrize(("words", "match"), [(["dev", "5"], "one set name"), (["train"], r"\['train'\] are neither"),
-                                              (["-1"], "neither"), (["1.5"], "neither")])  # fmt: skip
+                                              (["-1"], "neither"), (["1.5"], "neither"),
+                                              # regression guards: '²' crashed int(), '١٢' ran item 12
+                                              (["²"], r"\['²'\] are neither .*ASCII digits"),
+                                              (["١٢"], r"\['١٢'\] are neither"), (["１"], "neither")])  # fmt: skip
 def test_bad_item_words_refused(words, match):
     with pytest.raises(InvalidInputError, match=match):
         resolve_items(words)
@@ -136,3 +139,21 @@ def test_ctrl_c_outside_a_run_exits_130(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(evalcore.records, "read_record", interrupted)
     assert main(["audit", str(tmp_path), "--level", "1"]) == 130
     assert capsys.readouterr().err.startswith("interrupted (SIGINT, Ctrl-C) during audit")
+
+
+def test_refusing_the_confirm_set_does_not_print_128_ids(tmp_path, capsys):
+    # Regression guard: the refusal of --items confirm listed every sealed id.
+    assert main(["run", "--items", "confirm", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    shown = sorted(confirm_ids())[:5]
+    assert f"[{', '.join(map(str, shown))}, …] ({CONFIRM_SIZE} ids) belong to the sealed confirm set" in err
+    assert len(err) < 400
+
+
+def test_out_that_is_a_file_is_refused_with_what_to_do(tmp_path, capsys):
+    # Regression guard: --out FILE said only "File exists".
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    assert main(["run", "--smoke", "--out", str(target)]) == 2
+    assert f"--out {target} is a file; a run writes a directory" in capsys.readouterr().err
+    assert target.read_text() == "mine"

@@ -325,6 +325,16 @@ def test_json_that_python_would_accept_or_choke_on_is_refused(tmp_path, text):
         read_record(tmp_path)
 
 
+def test_a_number_too_large_for_a_double_is_named_as_written(tmp_path):
+    # Regression guard: -1e400 was read as -inf and reported as "-inf", a value the file does not contain.
+    text = json.dumps(records.finite({**MINIMAL, "schema": records.SCHEMA_VERSION}))
+    text = text.replace('"peak_rss_mb": 1.0', '"peak_rss_mb": -1e400')
+    assert "-1e400" in text
+    (tmp_path / RECORD_NAME).write_text(text, encoding="utf-8")
+    with pytest.raises(RecordError, match=r"not valid JSON \(number -1e400 is outside the range of a double\)"):
+        read_record(tmp_path)
+
+
 def test_unwritable_output_location_raises_and_writes_nothing(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
