@@ -54,6 +54,7 @@ __all__ = [
     "UNFINISHED",
     "RecordError",
     "begin_record",
+    "loads_strict",
     "mark_failed",
     "read_record",
     "record_digest",

@@ -12,7 +12,11 @@ everything that decides a score:
 
 Each entry stores its whole key next to its scores, and :meth:`ScoreCache.get` refuses
 an entry whose stored key is not the key asked for (a colliding file name, a copied or
-hand-edited file). Entries are JSON written atomically: nothing is unpickled.
+hand-edited file). Entries are JSON written atomically: nothing is unpickled. A read
+checks exactly what a write checks (one finite number per candidate, never a boolean),
+parses strictly (no NaN, no key twice, no number beyond a double), and compares the
+entry's own SHA-256 of its key and scores (``entry_sha256``): a score edited by hand is
+refused. That digest detects an edit; it is not a seal, since anyone can recompute it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 from evalcore.errors import CacheKeyMismatchError, InvalidInputError
 from evalcore.fingerprint import canonical_json
-from evalcore.records import write_json_atomic
+from evalcore.records import loads_strict, write_json_atomic
 
 __all__ = ["SCORER_VERSION", "CacheKey", "CacheKeyMismatchError", "ScoreCache"]
 
@@ -96,38 +100,61 @@ class ScoreCache:
 
         Raises:
             CacheKeyMismatchError: the entry found under this key's name stores another key.
-            ValueError: the entry is not a well-formed cache entry (unreadable JSON, wrong
-                shape, a score that is not a number).
+            ValueError: the entry is not a well-formed cache entry (unreadable or not strict
+                JSON, wrong shape, a score that :meth:`put` would refuse), or its
+                ``entry_sha256`` is not the digest of its key and scores (edited by hand).
         """
         path = self._path(key)
         if not path.exists():
             return None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise InvalidInputError(f"cache entry {path.name} is unreadable: {exc}") from None
-        if not isinstance(entry, dict) or set(entry) != {"key", "loglik"}:
+            entry = loads_strict(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise InvalidInputError(f"cache entry {path.name} is unreadable: {type(exc).__name__}: {exc}") from None
+        if not isinstance(entry, dict) or set(entry) != ENTRY_FIELDS:
             found = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
             raise InvalidInputError(f"cache entry {path.name} is not a score-cache entry (found {found})")
         if entry["key"] != key.to_dict():
             stored = entry["key"] if isinstance(entry["key"], dict) else {}
             differs = sorted(f.name for f in fields(CacheKey) if stored.get(f.name) != key.to_dict()[f.name])
             raise CacheKeyMismatchError(f"cache entry {path.name} was stored for another key (differs in {differs})")
-        scores = entry["loglik"]
-        if (
-            not isinstance(scores, list)
-            or len(scores) != len(key.continuations_sha256)
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
-        ):
-            raise InvalidInputError(f"cache entry {path.name} does not hold one number per candidate: {scores!r}")
-        return [float(x) for x in scores]
+        scores = _checked_scores(key, entry["loglik"], f"cache entry {path.name}")
+        if entry["entry_sha256"] != _entry_digest(entry["key"], scores):
+            raise InvalidInputError(
+                f"cache entry {path.name}: entry_sha256 is not the digest of its key and scores; "
+                "the entry was edited after it was written"
+            )
+        return scores
 
     def put(self, key: CacheKey, loglik: list[float]) -> Path:
         """Store ``loglik`` under ``key`` (atomically; an existing entry for the same key is replaced).
 
         Raises:
-            ValueError: not one finite number per candidate.
+            ValueError: not one finite number (int or float, not bool) per candidate.
         """
-        if len(loglik) != len(key.continuations_sha256) or not all(math.isfinite(float(x)) for x in loglik):
-            raise InvalidInputError(f"need {len(key.continuations_sha256)} finite scores, got {loglik!r}")
-        return write_json_atomic(self._path(key), {"key": key.to_dict(), "loglik": [float(x) for x in loglik]})
+        scores = _checked_scores(key, loglik, "put")
+        body = {"key": key.to_dict(), "loglik": scores, "entry_sha256": _entry_digest(key.to_dict(), scores)}
+        return write_json_atomic(self._path(key), body)
+
+
+ENTRY_FIELDS = frozenset({"key", "loglik", "entry_sha256"})
+"""The fields of a score-cache entry, no more, no fewer."""
+
+
+def _checked_scores(key: CacheKey, loglik: Any, where: str) -> list[float]:
+    """One finite int or float per candidate, as floats: the same rule for a write and a read."""
+    if (
+        not isinstance(loglik, (list, tuple))
+        or len(loglik) != len(key.continuations_sha256)
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in loglik)
+    ):
+        raise InvalidInputError(
+            f"{where}: need one finite number per candidate ({len(key.continuations_sha256)}), got {loglik!r}"
+        )
+    return [float(x) for x in loglik]
+
+
+def _entry_digest(key: dict[str, Any], scores: list[float]) -> str:
+    """SHA-256 of an entry's key and scores, as the file spells them (Python's float text, sorted keys)."""
+    text = json.dumps({"key": key, "loglik": scores}, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -30,7 +31,8 @@ def test_round_trip_and_a_fresh_cache_misses(tmp_path):
     path = cache.put(key, [-1.5, -2.25])
     assert cache.get(key) == [-1.5, -2.25]
     stored = json.loads(path.read_text())
-    assert stored == {"key": key.to_dict(), "loglik": [-1.5, -2.25]} and stored["key"]["scorer"] == SCORER_VERSION
+    assert stored["key"] == key.to_dict() and stored["loglik"] == [-1.5, -2.25]
+    assert stored["key"]["scorer"] == SCORER_VERSION and len(stored["entry_sha256"]) == 64
 
 
 def test_every_factor_that_changes_a_score_misses(tmp_path, train, validation):
@@ -66,17 +68,35 @@ def test_an_entry_stored_for_another_key_is_refused(tmp_path):
 KEY = _key([("c", " a"), ("c", " b")])
 
 
+def _entry(loglik, **extra):
+    """An entry's JSON text as a hand would write it, its digest recomputed (so only the check under test fails)."""
+    from evalcore.scorecache import _entry_digest
+
+    numbers = all(isinstance(x, (int, float)) and math.isfinite(x) for x in loglik)
+    digest = _entry_digest(KEY.to_dict(), [float(x) for x in loglik]) if numbers else "0" * 64
+    return json.dumps({"key": KEY.to_dict(), "loglik": loglik, "entry_sha256": digest, **extra})
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
         ("{", "unreadable"),
         ("[]", r"not a score-cache entry \(found list\)"),
         (json.dumps({"key": {}, "loglik": [], "x": 1}), r"not a score-cache entry \(found \['key', 'loglik', 'x'\]\)"),
-        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0]}), r"one number per candidate: \[-1.0\]"),
-        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0, "x"]}), "one number per candidate"),
-        (json.dumps({"key": KEY.to_dict(), "loglik": [-1.0, True]}), "one number per candidate"),
+        (_entry([-1.0]), r"one finite number per candidate \(2\), got \[-1.0\]"),
+        (_entry([-1.0, "x"]), "one finite number per candidate"),
+        (_entry([-1.0, True]), "one finite number per candidate"),
+        # regression guards: a read served what a write refuses, or what Python reads and JSON does not say
+        (_entry([-1.0, float("nan")]), "unreadable: InvalidInputError: NaN is not JSON"),
+        (_entry([-1.0, float("-inf")]), "unreadable: InvalidInputError: -Infinity is not JSON"),
+        (_entry([-1.0, -2.0]).replace("-2.0", "-1e400"), "number -1e400 is outside the range of a double"),
+        (_entry([-1.0, -2.0])[:-1] + ', "loglik": [-3.0, -4.0]}', "InvalidInputError: duplicate key 'loglik'"),
+        ("[" * 100_000 + "]" * 100_000, "unreadable: RecursionError"),
+        (_entry([-1.0, -2.0]).replace("-2.0", "-2.5"), "entry_sha256 is not the digest of its key and scores"),
     ],
-)
+    ids=["truncated", "list", "extra-field", "one-score", "string", "bool", "nan", "inf", "overflow", "duplicate-key",
+         "deep", "hand-edited"],
+)  # fmt: skip
 def test_malformed_entries_are_refused(tmp_path, body, message):
     cache = ScoreCache(tmp_path)
     (tmp_path / f"{KEY.digest()}.json").write_text(body)
@@ -84,12 +104,20 @@ def test_malformed_entries_are_refused(tmp_path, body, message):
         cache.get(KEY)
 
 
+@pytest.mark.parametrize("scores", [[True, False], ["-1.0", -2.0], [-1.0, float("inf")], [-1.0, None], [-1.0]])
+def test_put_refuses_what_get_would_refuse(tmp_path, scores):
+    # Regression guard: put([True, False]) stored [1.0, 0.0].
+    with pytest.raises(ValueError, match="one finite number per candidate"):
+        ScoreCache(tmp_path).put(KEY, scores)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bad_keys_and_scores_are_refused(tmp_path):
     with pytest.raises(ValueError, match="share one context"):
         _key([("a", " x"), ("b", " y")])
     with pytest.raises(ValueError, match="dtype must be a non-empty string"):
         _key([("a", " x")], dtype="")
-    with pytest.raises(ValueError, match="need 2 finite scores"):
+    with pytest.raises(ValueError, match=r"one finite number per candidate \(2\)"):
         ScoreCache(tmp_path).put(_key([("c", " a"), ("c", " b")]), [-1.0, float("nan")])
 
 
