@@ -10,9 +10,11 @@ writer's never is, and neither are its temporary files.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import socket
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -79,22 +81,57 @@ def refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -
 LOCK_NAME = ".run.lock"
 """Created exclusively by :func:`begin_record` (holding its pid), removed when the run ends."""
 
+_LOCK_TEMP_NAME = re.compile(re.escape(LOCK_NAME) + r"\.(\d+)-[^/]*")
+
+
+def _create_with_owner(lock: Path) -> None:
+    """Create ``lock`` holding this process's pid, in one step that fails if anything is already there.
+
+    The pid is written to a private temporary file first, which is then hard-linked to
+    ``lock``: the lock never exists without its owner, so no reader can take a live run's
+    lock for a dead one's. A file system without hard links falls back to an exclusive
+    create followed by the write.
+
+    Raises:
+        FileExistsError: something is already at ``lock`` (a dangling link included).
+    """
+    owner = f"{os.getpid()}\n"
+    fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.{os.getpid()}-", dir=lock.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(owner)
+        try:
+            os.link(tmp, lock)
+            return
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)  # no hard links here
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(owner)
+
 
 def take_lock(directory: Path) -> None:
-    """Claim ``directory`` atomically: create :data:`LOCK_NAME` with O_EXCL, or prove its holder gone.
+    """Claim ``directory`` atomically: create :data:`LOCK_NAME` holding this pid, or prove its holder gone.
 
-    The exclusive create is the one step two runs cannot both win; a lock left by a
+    The exclusive create is the one step two runs cannot both win, and the lock holds its
+    owner's pid from the moment it exists (:func:`_create_with_owner`); a lock left by a
     process that is gone (killed) is removed and taken once more.
     """
     lock = directory / LOCK_NAME
     for _ in range(2):
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            _create_with_owner(lock)
         except FileExistsError:
             try:
                 holder = int(lock.read_text(encoding="ascii").split()[0])
             except (OSError, ValueError, IndexError):
-                holder = -1  # empty or unreadable: its writer died before writing its pid
+                holder = -1  # empty or unreadable: no live run's lock (it holds its pid from the moment it exists)
             if holder == os.getpid():
                 return
             if holder > 0 and process_alive(holder)[0]:
@@ -105,8 +142,6 @@ def take_lock(directory: Path) -> None:
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
             continue
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(f"{os.getpid()}\n")
         return
     raise RunInProgressError(f"{directory}: another run took the lock {lock} at the same moment; try again")
 
@@ -124,8 +159,8 @@ def remove_stale_temporaries(directory: Path) -> None:
 
     A name without a pid (:data:`TEMP_PREFIX`) proves nothing about its writer, so it stays too.
     """
-    for temp in directory.glob(f"{TEMP_PREFIX}*.json.tmp"):
-        match = _TEMP_NAME.fullmatch(temp.name)
+    for temp in [*directory.glob(f"{TEMP_PREFIX}*.json.tmp"), *directory.glob(f"{LOCK_NAME}.*")]:
+        match = _TEMP_NAME.fullmatch(temp.name) or _LOCK_TEMP_NAME.fullmatch(temp.name)
         if match and (int(match[1]) == os.getpid() or not process_alive(int(match[1]))[0]):
             with contextlib.suppress(OSError):
                 temp.unlink()

@@ -239,7 +239,10 @@ def test_temporary_file_names_its_writer(tmp_path, monkeypatch):
     monkeypatch.setattr(_atomic.tempfile, "mkstemp", spy)
     begin_record(tmp_path, {})
     write_record(tmp_path, MINIMAL)
-    assert len(made) == 2 and all(n.startswith(f".run-{os.getpid()}-") and n.endswith(".json.tmp") for n in made)
+    records_made = [n for n in made if not n.startswith(LOCK_NAME)]  # the lock's own temporary names its pid too
+    assert [n for n in made if n.startswith(f"{LOCK_NAME}.{os.getpid()}-")] == made[:1]
+    assert len(records_made) == 2
+    assert all(n.startswith(f".run-{os.getpid()}-") and n.endswith(".json.tmp") for n in records_made)
 
 
 def test_directory_entry_fsynced_after_the_rename(tmp_path, monkeypatch):
@@ -460,3 +463,27 @@ def test_reading_a_dead_runs_claim_says_to_run_again(tmp_path):
     (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
     with pytest.raises(RecordError, match=r"never finished and its writer is gone.*run it again into this directory"):
         read_record(tmp_path)
+
+
+def test_the_lock_holds_its_owner_from_the_moment_it_exists(tmp_path, monkeypatch):
+    # Regression guard: the lock was created empty and its pid written after; a second run looking in that
+    # window read an empty lock as a dead writer's and took the directory from a live run.
+    from evalcore import _claims
+
+    seen = []
+    real_link = os.link
+
+    def link_then_look(src, dst, *args, **kwargs):
+        real_link(src, dst, *args, **kwargs)
+        seen.append((tmp_path / LOCK_NAME).read_text())  # what any other process sees from now on
+        script = "import sys\nfrom evalcore.records import begin_record\nbegin_record(sys.argv[1], {})\n"
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        other = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                               cwd=root, timeout=120)  # fmt: skip
+        seen.append(other.stderr.strip().splitlines()[-1] if other.returncode else "the second run took the lock")
+
+    monkeypatch.setattr(_claims.os, "link", link_then_look)
+    begin_record(tmp_path, {})
+    assert seen[0] == f"{os.getpid()}\n"
+    assert f"is locked by a run in progress (pid {os.getpid()}" in seen[1]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(LOCK_NAME)] == [LOCK_NAME]  # no temporary left
