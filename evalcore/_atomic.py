@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_json_atomic", "write_text_atomic"]
+__all__ = ["create_json_exclusive", "write_json_atomic", "write_text_atomic"]
 
 
 def write_text_atomic(
@@ -64,3 +64,31 @@ def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: s
     """
     text = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
     return write_text_atomic(path, text, temp_prefix=temp_prefix, suffix=".json.tmp")
+
+
+def create_json_exclusive(path: str | os.PathLike[str], body: Any) -> Path:
+    """Create ``path`` holding ``body`` as JSON, in one step that fails if anything is there.
+
+    The text goes to a temporary file (flushed and fsynced), which is then hard-linked to
+    ``path``: the link fails if ``path`` exists in any form, a dangling symbolic link
+    included, so two writers cannot both succeed, and no reader ever sees the file empty.
+
+    Raises:
+        FileExistsError: something is already at ``path``; nothing is changed.
+        OSError: the directory cannot be written, or its file system has no hard links.
+        ValueError: ``body`` holds NaN or an infinity.
+    """
+    path = Path(path)
+    text = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json.tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return path

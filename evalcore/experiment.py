@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evalcore.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
+from evalcore.experiment_record import condition_problems
 from evalcore.fewshot import demos_digest
 from evalcore.numerics import arithmetic_differences
 from evalcore.pairing import sha256_text
@@ -116,8 +117,12 @@ def audit_condition(
     sample: Sequence[int],
     unseal: bool = False,
 ) -> tuple[list[str], Any]:
-    """Check one stored condition: identity, demos, and a re-scored sample.
+    """Check one stored condition: structure and digest, identity, demos, and a re-scored sample.
 
+    0. every item has its demo list and one finite score per answer, and the condition's
+       ``items_sha256`` is the digest of its items
+       (:func:`evalcore.experiment_record.condition_problems`); a structural problem ends
+       the check there;
     1. the stored protocol's fingerprint is the stored fingerprint;
     2. the stored per-item demo ids hash to the protocol's ``demos_sha256``, and the items
        are the protocol's ``item_ids``;
@@ -140,7 +145,10 @@ def audit_condition(
     from evalcore.recheck import recheck
 
     same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())
-    problems = []
+    item_ids = stored.get("protocol", {}).get("data", {}).get("item_ids", []) if isinstance(stored, Mapping) else []
+    problems = condition_problems(cond.name, stored, item_ids)
+    if any("items_sha256" not in p for p in problems):  # a missing demo list or score: nothing below can run
+        return problems, None
     protocol = EvalProtocol.from_dict(stored["protocol"])
     if protocol.fingerprint != stored["fingerprint"]:
         problems.append(f"fingerprint {stored['fingerprint'][:12]} is not its protocol's ({protocol.fingerprint[:12]})")

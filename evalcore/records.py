@@ -22,7 +22,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from evalcore._atomic import write_json_atomic
+from evalcore._atomic import create_json_exclusive, write_json_atomic
 from evalcore._claims import (
     TEMP_PREFIX,
     claim_holder,
@@ -54,6 +54,7 @@ __all__ = [
     "UNFINISHED",
     "RecordError",
     "begin_record",
+    "create_json_exclusive",
     "loads_strict",
     "mark_failed",
     "read_record",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,8 +26,9 @@ from part3 import OUT, conditions
 RECORD = OUT / "confirm.json"
 
 MARKER = OUT / "confirm.unsealing"
-"""Written (atomically) before the first confirm item is scored: a run that dies half-way still
-leaves a record that the set was opened, and no second run starts."""
+"""Created exclusively (evalcore.experiment_record.open_once) before the first confirm item is
+scored: a run that dies half-way still leaves a record that the set was opened, and no second run
+starts, whatever stands at either path (a dangling link too)."""
 
 EXPERIMENTS = ("a", "b", "c", "e", "f")
 """The dev records the rule chooses among."""
@@ -97,18 +99,26 @@ def verdict(chosen: list[int], baseline: list[int], dev_difference: float) -> di
 
 
 def main() -> int:
-    for path in (RECORD, MARKER):
-        if path.exists():
-            body = json.loads(path.read_text())
-            print(f"the confirm set was unsealed at {body['unsealed']['at']} ({path}); it is opened once",
-                  file=sys.stderr)  # fmt: skip
-            return 2
+    from evalcore.errors import RecordExistsError
+
+    try:
+        return _unseal()
+    except RecordExistsError as exc:  # opened before, or something stands where the marker goes
+        print(exc, file=sys.stderr)
+        return 2
+
+
+def _unseal() -> int:
+    from evalcore.experiment_record import open_once, with_digests
+
+    if any(os.path.lexists(path) for path in (RECORD, MARKER)):  # refused before the model loads
+        open_once(MARKER, RECORD, {})  # raises, naming what is there
     from evalcore.conditions import protocol_for
     from evalcore.experiment import condition_outcomes, run_condition
     from evalcore.models import DEFAULT_MODEL, load_model
     from evalcore.numerics import arithmetic
     from evalcore.protocol import EvalProtocol
-    from evalcore.records import write_json_atomic
+    from evalcore.records import create_json_exclusive
     from evalcore.resources import load_split, verify_rows
     from evalcore.run import build_protocol
     from evalcore.selection import confirm_ids
@@ -130,7 +140,7 @@ def main() -> int:
         if again.fingerprint != stored["fingerprint"]:
             raise RuntimeError(f"{exp_name}: {cond.name} is no longer the condition its dev record was made with")
     unsealed_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    write_json_atomic(MARKER, {"unsealed": {"at": unsealed_at, "items": len(items)}, "chosen": [exp, name]})
+    open_once(MARKER, RECORD, {"unsealed": {"at": unsealed_at, "items": len(items)}, "chosen": [exp, name]})
     scored = {
         name: run_condition(model, tokenizer, grid[name], items, train, validation, base, unseal=True),
         BASELINE: run_condition(model, tokenizer, baseline, items, train, validation, base, unseal=True),
@@ -168,7 +178,7 @@ def main() -> int:
             (sum(dev_chosen) - sum(dev_base)) / len(dev_base),
         ),
     }
-    write_json_atomic(RECORD, record)
+    create_json_exclusive(RECORD, with_digests(record))  # never over anything that appeared meanwhile
     print(f"chose {exp}: {name}; confirm set unsealed at {unsealed_at} -> {RECORD}")
     return 0
 

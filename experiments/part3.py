@@ -14,7 +14,8 @@ paired item by item. The confirm set is never touched here.
 
 (d, contextual calibration, needs no run of its own: every zero-shot and fixed-set
 condition stores its content-free scores.) Writes experiments/results/part3/<name>.json
-atomically: ids, demo train ids, scores, fingerprints, labels; no review text.
+atomically: ids, demo train ids, scores, fingerprints, labels, and the digests every build
+checks (evalcore.experiment_record); no review text.
 
     EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python experiments/part3.py [--only a b ...]
 """
@@ -121,6 +122,7 @@ def main() -> int:
 
     from evalcore._progress import Progress
     from evalcore.experiment import run_condition
+    from evalcore.experiment_record import with_digests
     from evalcore.models import DEFAULT_MODEL, load_model
     from evalcore.numerics import arithmetic
     from evalcore.records import write_json_atomic
@@ -155,7 +157,7 @@ def main() -> int:
             print(f"{name}: {n}/{len(grid[name])} {cond.name} ({time.perf_counter() - start:.0f} s)",
                   file=sys.stderr, flush=True)  # fmt: skip
         record["seconds"] = time.perf_counter() - start
-        write_json_atomic(args.out / f"{name}.json", record)
+        write_json_atomic(args.out / f"{name}.json", with_digests(record))  # every build checks them all
         print(f"{name}: {len(grid[name])} conditions in {record['seconds']:.0f} s -> {args.out / name}.json")
     return 0
 

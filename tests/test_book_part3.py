@@ -7,6 +7,7 @@ import json
 import pytest
 
 from evalcore.book.part3 import ZHAO_2021_TABLE1, comparison_rows, load_record, outcomes, positive_rate
+from evalcore.errors import RecordError
 
 
 def _record() -> dict:
@@ -42,8 +43,9 @@ def test_a_missing_record_names_the_command(tmp_path):
         load_record("b", tmp_path)
     with pytest.raises(FileNotFoundError, match=r"confirm\.py"):
         load_record("confirm", tmp_path)
-    (tmp_path / "x.json").write_text(json.dumps({"ok": 1}))
-    assert load_record("x", tmp_path) == {"ok": 1}
+    (tmp_path / "x.json").write_text(json.dumps({"ok": 1}))  # a file is there, but it is not a Part III record
+    with pytest.raises(RecordError, match=r"x\.json: record_sha256 is not the digest of the record"):
+        load_record("x", tmp_path)
 
 
 def test_published_figures_are_the_cited_table():

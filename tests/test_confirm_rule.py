@@ -71,3 +71,16 @@ def test_the_verdict_holds_only_for_a_dev_advantage_confirmed_with_an_interval_e
     assert not confirm.verdict(better, worse, dev_difference=0.0)["held"]  # no dev advantage to hold
     noisy = [1, 0] * 64
     assert not confirm.verdict(noisy, noisy[1:] + noisy[:1], dev_difference=0.1)["held"]  # interval spans zero
+
+
+@pytest.mark.parametrize("which", ["RECORD", "MARKER"])
+def test_a_dangling_link_where_the_record_or_marker_goes_is_refused(tmp_path, monkeypatch, capsys, which):
+    # Regression guard: with confirm.unsealing removed and confirm.json a dangling symlink, the guard
+    # (a file-existence check) wrote a fresh marker and began scoring the confirm items again.
+    monkeypatch.setattr(confirm, "RECORD", tmp_path / "confirm.json")
+    monkeypatch.setattr(confirm, "MARKER", tmp_path / "confirm.unsealing")
+    getattr(confirm, which).symlink_to(tmp_path / "gone.json")
+    monkeypatch.setitem(sys.modules, "evalcore.models", None)  # importing it would fail: nothing may load
+    assert confirm.main() == 2
+    assert "(a dangling link); the confirm set is opened once" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [getattr(confirm, which).name]

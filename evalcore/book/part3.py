@@ -7,7 +7,6 @@ the statistics from :mod:`evalcore.stats`; the re-check from
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 from collections.abc import Mapping, Sequence
@@ -15,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.calibration import calibrated_prediction, content_free_prior
+from evalcore.errors import RecordError
 from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
+from evalcore.experiment_record import record_problems
+from evalcore.records import loads_strict
 from evalcore.scoring import argmax_first
 from evalcore.stats import clopper_pearson, compare_paired
 
@@ -59,16 +61,29 @@ measurement of this book; its item set differs from this book's (another selecti
 
 
 def load_record(name: str, directory: Path = RESULTS) -> dict[str, Any]:
-    """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``).
+    """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``), checked whole.
+
+    Every item of every condition is checked against the record's digests and structure
+    (:func:`evalcore.experiment_record.record_problems`) before anything reads it.
 
     Raises:
         FileNotFoundError: the record has not been computed (the message names the command).
+        RecordError: the record is not strict JSON, or a digest or the structure is wrong
+            (the message names the first problems).
     """
     path = directory / f"{name}.json"
     if not path.is_file():
         script = "confirm.py" if name == "confirm" else f"part3.py --only {name}"
         raise FileNotFoundError(f"{path} is missing: EVALBOOK_SST2_DIR=... .venv/bin/python experiments/{script}")
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        record = loads_strict(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RecordError(f"{path} is not valid JSON ({exc})") from None
+    problems = record_problems(record)
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise RecordError(f"{path}: {'; '.join(problems[:3])}{more}")
+    return record
 
 
 def _labels(record: Mapping[str, Any]) -> dict[int, int]:
@@ -160,7 +175,11 @@ def recheck_record(
     seed: int | None = None,
     unseal: bool = False,
 ) -> tuple[int, list[dict]]:
-    """Audit a random sample of a record's conditions and re-score a random sample of their items.
+    """Check every item of a record without the model; audit a random sample of its conditions and
+    re-score a random sample of their items.
+
+    The first row is the whole-record check (:func:`evalcore.experiment_record.record_problems`,
+    gold labels compared with ``validation``); the model re-score stays a sample.
 
     Args:
         conditions: ``{name: Condition}``, the definitions the record was computed from.
@@ -172,7 +191,17 @@ def recheck_record(
     seed = secrets.randbelow(2**32) if seed is None else seed
     rng = random.Random(seed)
     names = rng.sample(sorted(record["conditions"]), min(n_conditions, len(record["conditions"])))
-    rows = []
+    whole = record_problems(record, validation)  # every item: digests, structure, gold labels against the data
+    more = f" (and {len(whole) - 3} more)" if len(whole) > 3 else ""
+    rows = [
+        {
+            "condition": f"all {len(record['conditions'])} conditions",
+            "items": f"all {len(record['item_ids'])}",
+            "identity": "; ".join(whole[:3]) + more or "ok",
+            "re-score": "digests, structure and gold labels of every item checked; no model run",
+            "ok": not whole,
+        }
+    ]
     for name in names:
         sample = sorted(rng.sample(record["item_ids"], n_items)) if n_items else []
         problems, verdict = audit_condition(
