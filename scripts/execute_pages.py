@@ -14,10 +14,12 @@ arithmetic.
 
 Each page is read by myst-nb's own reader with the book's settings (``_config.yml``
 through Jupyter Book's configuration), looked up in the cache (jupyter-cache matches a
-page by its code cells and kernel), and executed only when it is missing. The executed
-notebooks are stored in the cache, so the build that follows finds every page there
-and executes nothing. A page that fails stops the script with its traceback (exit 1)
-and stores nothing; the pages already stored stay valid.
+page by its code cells and kernel), and executed only when it is missing, each in a
+kernel that talks over Unix sockets in a directory of its own, so kernels started
+together never race for a TCP port. The executed notebooks are stored in the cache, so
+the build that follows finds every page there and executes nothing. A page that fails
+stops the script with its traceback (exit 1) and stores nothing; the pages already
+stored stay valid.
 
     python scripts/execute_pages.py                 # the pages of _toc.yml
     python scripts/execute_pages.py --workers 1     # one page at a time, all threads
@@ -30,6 +32,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path, PurePosixPath
@@ -111,13 +114,33 @@ def _limit_threads(threads: int) -> None:
         os.environ[name] = str(threads)
 
 
+def ipc_kernel_manager(directory: str) -> type:
+    """A kernel manager whose kernel talks over Unix sockets in ``directory`` instead of TCP ports.
+
+    With TCP, jupyter_client picks free ports by binding and releasing them, and the kernel
+    binds them a moment later: two kernels started at once can be handed the same port
+    (``ZMQError: Address already in use``, then "Kernel died before replying to
+    kernel_info"). A socket path in a directory of the kernel's own cannot be taken by
+    another kernel.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IpcKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**{"transport": "ipc", "ip": os.path.join(directory, "kernel"), **kwargs})
+
+    return IpcKernelManager
+
+
 def _execute(path: str, notebook: Any, timeout: int, allow_errors: bool) -> tuple[Any, float, str | None]:
-    """Run one notebook in its own kernel, in the page's directory (as myst-nb does)."""
+    """Run one notebook in its own kernel (over Unix sockets of its own), in the page's directory (as myst-nb does)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
-    result = single_nb_execution(
-        notebook, cwd=str(Path(path).parent), allow_errors=allow_errors, timeout=timeout, meta_override=True
-    )
+    with tempfile.TemporaryDirectory(prefix="evalbook-kernel-") as sockets:
+        result = single_nb_execution(
+            notebook, cwd=str(Path(path).parent), allow_errors=allow_errors, timeout=timeout, meta_override=True,
+            kernel_manager_class=ipc_kernel_manager(sockets),
+        )  # fmt: skip
     return result.nb, result.time, result.exc_string if result.err is not None else None
 
 

@@ -133,3 +133,34 @@ def test_workers_below_one_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--root", str(tmp_path), "--workers", "0"])
     assert exc.value.code == 2 and "--workers must be at least 1, got 0" in capsys.readouterr().err
+
+
+CONNECTION = """---
+kernelspec:
+  display_name: Python 3
+  name: python3
+---
+
+```{code-cell} ipython3
+from ipykernel.connect import get_connection_info
+print(get_connection_info(unpack=True)["transport"])
+```
+"""
+
+
+def test_kernels_started_side_by_side_never_share_an_address(tmp_path):
+    # Regression guard: two kernels started at once were handed the same TCP port ("ZMQError: Address already
+    # in use", then "Kernel died before replying to kernel_info"). Each kernel now talks over Unix sockets in a
+    # directory of its own; a stress run starts 16 kernels, 4 at a time, and every one must answer over IPC.
+    from concurrent.futures import ProcessPoolExecutor
+
+    import jupytext
+    from execute_pages import _execute
+
+    page = tmp_path / "connection.md"
+    page.write_text(CONNECTION, encoding="utf-8")
+    notebook = jupytext.read(page)
+    with ProcessPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(_execute, [str(page)] * 16, [notebook] * 16, [120] * 16, [False] * 16))
+    assert [error for _, _, error in runs] == [None] * 16
+    assert {nb.cells[0].outputs[0]["text"] for nb, _, _ in runs} == {"ipc\n"}
