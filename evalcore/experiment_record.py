@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore._atomic import create_json_exclusive
-from evalcore.errors import RecordExistsError
+from evalcore.errors import RecordError, RecordExistsError
 
 __all__ = [
     "GENERATION_FIELDS",
@@ -41,6 +41,7 @@ __all__ = [
     "open_once",
     "record_digest",
     "record_problems",
+    "require_whole",
     "with_digests",
 ]
 
@@ -168,6 +169,18 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     for name, cond in conditions.items():
         problems += condition_problems(name, cond, item_ids)
     return problems
+
+
+def require_whole(record: Any, validation: Sequence[Any] | None = None, *, where: str = "record") -> None:
+    """:func:`record_problems` as a refusal: raise if there is any.
+
+    Raises:
+        RecordError: naming ``where`` and the first three problems (and how many more).
+    """
+    problems = record_problems(record, validation)
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise RecordError(f"{where}: {'; '.join(problems[:3])}{more}")
 
 
 def open_once(marker: str | os.PathLike[str], record: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:

@@ -58,13 +58,38 @@ EXPECTED = {
     "record-fingerprint-edited": ("RecordError", "the record was edited after it was written"),
     "record-score-redigested": ("exit 1", re.compile(r"item (\d+): s_\1,0 official -\d+\.\d+ vs independent -\d+\.\d+ "
                                                      + re.escape(f"(|Δ|={SCORE_NUDGE:.3g})"))),
-    "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771])"),
+    "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771]; extra: [])"),
     "record-fingerprint-redigested": ("audit report", "fingerprint does not match the recorded protocol"),
     "record-truncated": ("RecordError", "is not valid JSON"),
     "run-record-exists": ("exit 2", "RecordExistsError: <tmp>/"),
     "run-read-only-dir": ("exit 3", "PermissionError: cannot write a run record in <tmp>/"),
     "run-killed": ("exit 2", "status is 'incomplete'"),
     "run-failed": ("RecordError", "status is 'failed' (DataIntegrityError: validation: row idx 41"),
+    "record-labels-forged": ("exit 1", re.compile(r"audit FAILED: item \d+: the record's label [01] is not the "
+                                                  r"data's gold label [01] \(and 3 more\)")),
+    "record-reordered": ("audit report", "the items are the protocol's item_ids in another order (position 0: item"),
+    "record-overflow": ("RecordError", "not valid JSON (number -1e400 is outside the range of a double)"),
+    "run-overwrite-fails": ("exit 2", "DataUnavailableError: $EVALBOOK_SST2_DIR=<tmp>/no-data is not a directory"),
+    "run-interrupted": ("exit 130", "interrupted (SIGINT, Ctrl-C) during run; nothing was completed"),
+    "run-live-audited": ("exit 2", re.compile(r"status is 'incomplete': a run in progress \(pid \d+ on this host, "
+                                              r"started at .*\) is writing it; wait for it to finish")),
+    "run-out-is-file": ("exit 2", "notes.txt is a file; a run writes a directory (DIR/run.json): choose a directory"),
+    "ids-superscript": ("exit 2", "--items: ['²'] are neither dev/confirm/validation nor validation ids (ASCII digits"),
+    "ids-arabic-indic": ("exit 2", "--items: ['١٢'] are neither dev/confirm/validation nor validation ids"),
+    "ids-confirm-listed": ("exit 2", ", …] (128 ids) belong to the sealed confirm set"),
+    "model-cache-no-manifest": ("ModelUnavailableError", "is a directory without a manifest (evalbook-manifest.json); "
+                                                         "delete that directory to rebuild it"),
+    "model-cache-unwritable": ("NotADirectoryError", "a-file/evalbook: Not a directory; set $EVALBOOK_CACHE to a "
+                                                     "writable directory"),
+    "cache-nan": ("InvalidInputError", "is unreadable: InvalidInputError: NaN is not JSON"),
+    "cache-hand-edited": ("InvalidInputError", "entry_sha256 is not the digest of its key and scores"),
+    "cache-booleans": ("InvalidInputError", "put: need one finite number per candidate (2), got [True, False]"),
+    "part3-score-edited": ("RecordError", "k=0: items_sha256 is not the digest of its items"),
+    "part3-scores-swapped": ("RecordError", "k=0: items_sha256 is not the digest of its items"),
+    "part3-demos-missing": ("RecordError", "k=0: item 13: no demo list (demos is None)"),
+    "part3-label-flipped": ("RecordError", "item 13: stored label 0 is not the data's gold label 1"),
+    "part3-confirm-dangling": ("RecordExistsError", "confirm.json is already there (a dangling link); the confirm set "
+                                                    "is opened once"),
 }
 # Refusals that do not need the network or a model must come at once, not after a wait.
 FAST_S = 5.0
@@ -97,7 +122,8 @@ def test_bad_input_gets_the_documented_answer(bench, case):
     assert (outcome.error, outcome.refused) == (error, error != "returned"), outcome
     found = fragment.search(outcome.message) if isinstance(fragment, re.Pattern) else fragment in outcome.message
     assert found, outcome.message
-    if case.area in {"protocol", "splits", "ledger", "ids"} or case.key in {"data-hub-offline", "model-hub-offline"}:
+    fast_keys = {"data-hub-offline", "model-hub-offline", "model-cache-no-manifest", "model-cache-unwritable"}
+    if case.area in {"protocol", "splits", "ledger", "ids", "cache", "part3"} or case.key in fast_keys:
         assert outcome.seconds < FAST_S, outcome
     if case.key == "data-hub-unreachable":
         assert outcome.seconds < NETWORK_S, outcome
@@ -161,3 +187,17 @@ def test_originals_untouched_by_the_damaged_copies():
     assert len(load_split("validation")) == 872
     directory, gguf, res = locate_model()
     assert sha256_file(directory / gguf) == res.sha256
+
+
+@pytest.mark.model
+def test_a_failed_overwrite_and_an_interrupted_run_lose_nothing(bench):
+    # Regression guards: `run --overwrite` replaced the complete record with its claim before any work, so a run
+    # that then failed left only a failed claim; a Ctrl-C was recorded as the error a library turned it into.
+    by_key = {case.key: case for case in CATALOGUE}
+    attempt(by_key["run-overwrite-fails"], bench)
+    kept = next(bench.scratch.glob("*-overwrite"))
+    assert (kept / RECORD_NAME).read_bytes() == (bench.record_dir() / RECORD_NAME).read_bytes()
+    assert json.loads((kept / "run.pending.json").read_text())["status"] == "failed"
+    attempt(by_key["run-interrupted"], bench)
+    claim = json.loads((bench.scratch / "interrupted-run" / RECORD_NAME).read_text())
+    assert claim["status"] == "interrupted" and claim["error"].startswith("stopped by SIGINT (Ctrl-C), seen as ")

@@ -16,7 +16,7 @@ from typing import Any
 from evalcore.calibration import calibrated_prediction, content_free_prior
 from evalcore.errors import RecordError
 from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
-from evalcore.experiment_record import record_problems
+from evalcore.experiment_record import record_problems, require_whole
 from evalcore.records import loads_strict
 from evalcore.scoring import argmax_first
 from evalcore.stats import clopper_pearson, compare_paired
@@ -79,10 +79,7 @@ def load_record(name: str, directory: Path = RESULTS) -> dict[str, Any]:
         record = loads_strict(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{path} is not valid JSON ({exc})") from None
-    problems = record_problems(record)
-    if problems:
-        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-        raise RecordError(f"{path}: {'; '.join(problems[:3])}{more}")
+    require_whole(record, where=str(path))
     return record
 
 

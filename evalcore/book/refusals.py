@@ -159,12 +159,8 @@ class Bench:
             command, cwd=self.scratch, env=merged, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False
         )
 
-    def kill_run(self, out: Path, *, after_s: float = 0.0, sig: int = signal.SIGKILL) -> Any:
-        """Start ``python -m evalcore run --smoke --out OUT``; send ``sig`` ``after_s`` seconds after its claim appears.
-
-        Returns the finished process as a ``CompletedProcess`` with its standard error
-        (after SIGKILL its return code is ``-SIGKILL``; after SIGINT, the command's own status).
-        """
+    def _claimed_run(self, out: Path) -> subprocess.Popen[str]:
+        """Start ``python -m evalcore run --smoke --out OUT`` and return once its claim is on disk."""
         from evalcore.records import RECORD_NAME
 
         process = subprocess.Popen(
@@ -177,10 +173,29 @@ class Bench:
                 process.kill()
                 raise RuntimeError(f"the run ended before claiming {out}: {process.communicate()[1][-500:]}")
             time.sleep(0.05)
+        return process
+
+    def kill_run(self, out: Path, *, after_s: float = 0.0, sig: int = signal.SIGKILL) -> Any:
+        """Start ``python -m evalcore run --smoke --out OUT``; send ``sig`` ``after_s`` seconds after its claim appears.
+
+        Returns the finished process as a ``CompletedProcess`` with its standard error
+        (after SIGKILL its return code is ``-SIGKILL``; after SIGINT, the command's own status).
+        """
+        process = self._claimed_run(out)
         time.sleep(after_s)
         process.send_signal(sig)
         _, err = process.communicate(timeout=120)
         return subprocess.CompletedProcess(process.args, process.returncode, "", err)
+
+    @contextlib.contextmanager
+    def running(self, out: Path) -> Iterator[subprocess.Popen[str]]:
+        """A smoke run into ``out`` that holds its claim for the block; killed (SIGKILL) after it."""
+        process = self._claimed_run(out)
+        try:
+            yield process
+        finally:
+            process.kill()
+            process.communicate(timeout=120)
 
     def clean(self, text: str) -> str:
         """Replace the scratch directory and the interpreter's prefix in a message by placeholders."""
