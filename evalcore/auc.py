@@ -1,0 +1,156 @@
+"""Threshold-free: how well a score ranks the items, whatever threshold turns it into predictions.
+
+Explained in Part III (``book/part3-fewshot.md``, ``book/part3-statistics.md``). An
+accuracy judges a score after a threshold: here, argmax of the two answers' s_ij, i.e.
+the sign of the log-odds d_i = s_i,positive - s_i,negative. A model can rank the
+positive reviews above the negative ones almost perfectly and still score near chance if
+the threshold is in the wrong place. The AUC measures the ranking alone: the probability
+that a random positive item gets a higher score than a random negative one (ties count
+one half), the Mann-Whitney statistic divided by m·n.
+
+- :func:`auc`: the AUC of a score against 0/1 labels;
+- :func:`auc_ci`: with DeLong's standard error and a normal 95% interval (clipped to [0, 1]);
+- :func:`compare_auc`: two scores of the *same* items, compared with DeLong's paired
+  test (DeLong, DeLong and Clarke-Pearson 1988): the covariance of the two AUCs enters
+  the variance of their difference.
+
+Written from the definitions in pure Python; ``tests/test_auc.py`` checks them against
+scikit-learn's ``roc_auc_score``, an exact enumeration and a direct O(m·n) computation of
+DeLong's structural components.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+from evalcore.errors import InvalidInputError
+
+__all__ = ["AucComparison", "AucEstimate", "auc", "auc_ci", "compare_auc"]
+
+
+def _split(scores: Sequence[float], labels: Sequence[int]) -> tuple[list[float], list[float]]:
+    """``(scores of the positives, scores of the negatives)``, after checking the inputs."""
+    if len(scores) != len(labels):
+        raise InvalidInputError(f"{len(scores)} scores for {len(labels)} labels")
+    pos, neg = [], []
+    for i, (s, y) in enumerate(zip(scores, labels, strict=True)):
+        if y not in (0, 1) or isinstance(y, float):
+            raise InvalidInputError(f"labels[{i}] must be 0 or 1, got {y!r}")
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or math.isnan(s):
+            raise InvalidInputError(f"scores[{i}] must be a number (not NaN), got {s!r}")
+        (pos if y else neg).append(float(s))
+    if not pos or not neg:
+        raise InvalidInputError(f"the AUC needs both classes; got {len(pos)} positive and {len(neg)} negative items")
+    return pos, neg
+
+
+def _placements(pos: list[float], neg: list[float]) -> tuple[list[float], list[float]]:
+    """DeLong's structural components: for each positive, the share of negatives it outranks
+    (ties one half); for each negative, the share of positives that outrank it."""
+    neg_sorted, pos_sorted = sorted(neg), sorted(pos)
+    v10 = [(bisect.bisect_left(neg_sorted, x) + bisect.bisect_right(neg_sorted, x)) / 2 / len(neg) for x in pos]
+    v01 = [
+        (len(pos) - (bisect.bisect_left(pos_sorted, y) + bisect.bisect_right(pos_sorted, y)) / 2) / len(pos)
+        for y in neg
+    ]
+    return v10, v01
+
+
+def auc(scores: Sequence[float], labels: Sequence[int]) -> float:
+    """P(score of a positive > score of a negative), ties counted one half.
+
+    Raises:
+        InvalidInputError: different lengths, a label other than 0/1, a NaN score, or one
+            class missing (the AUC is undefined without both).
+    """
+    pos, neg = _split(scores, labels)
+    v10, _ = _placements(pos, neg)
+    return sum(v10) / len(pos)
+
+
+def _cov(a: Sequence[float], b: Sequence[float]) -> float:
+    """Sample covariance (ddof 1); zero for a single value."""
+    if len(a) < 2:
+        return 0.0
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=True)) / (len(a) - 1)
+
+
+@dataclass(frozen=True)
+class AucEstimate:
+    """One AUC with DeLong's standard error."""
+
+    value: float
+    stderr: float
+    ci: tuple[float, float]
+    """Normal interval at the requested confidence, clipped to [0, 1]."""
+    n_pos: int
+    n_neg: int
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInputError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def auc_ci(scores: Sequence[float], labels: Sequence[int], confidence: float = 0.95) -> AucEstimate:
+    """The AUC with DeLong's standard error: var = var(V10)/m + var(V01)/n.
+
+    Raises:
+        InvalidInputError: as :func:`auc`, or a confidence outside (0, 1).
+    """
+    z = _z(confidence)
+    pos, neg = _split(scores, labels)
+    v10, v01 = _placements(pos, neg)
+    value = sum(v10) / len(pos)
+    se = math.sqrt(max(0.0, _cov(v10, v10) / len(pos) + _cov(v01, v01) / len(neg)))
+    return AucEstimate(value, se, (max(0.0, value - z * se), min(1.0, value + z * se)), len(pos), len(neg))
+
+
+@dataclass(frozen=True)
+class AucComparison:
+    """Two AUCs of the same items and DeLong's paired test of their difference."""
+
+    auc_a: float
+    auc_b: float
+    difference: float
+    """``auc_a - auc_b``."""
+    stderr: float
+    """Of the difference, with the covariance of the two AUCs."""
+    ci: tuple[float, float]
+    p_value: float
+    """Two-sided, normal approximation; 1.0 when the difference and its standard error are both zero."""
+
+
+def compare_auc(
+    scores_a: Sequence[float], scores_b: Sequence[float], labels: Sequence[int], confidence: float = 0.95
+) -> AucComparison:
+    """DeLong's test for two scores of the same items against the same labels.
+
+    Raises:
+        InvalidInputError: as :func:`auc` for either score, or scores of different lengths.
+    """
+    z = _z(confidence)
+    if len(scores_a) != len(scores_b):
+        raise InvalidInputError(f"paired scores need the same items: {len(scores_a)} and {len(scores_b)}")
+    pos_a, neg_a = _split(scores_a, labels)
+    pos_b, neg_b = _split(scores_b, labels)
+    v10_a, v01_a = _placements(pos_a, neg_a)
+    v10_b, v01_b = _placements(pos_b, neg_b)
+    m, n = len(pos_a), len(neg_a)
+    a, b = sum(v10_a) / m, sum(v10_b) / m
+    var = (_cov(v10_a, v10_a) + _cov(v10_b, v10_b) - 2 * _cov(v10_a, v10_b)) / m + (
+        _cov(v01_a, v01_a) + _cov(v01_b, v01_b) - 2 * _cov(v01_a, v01_b)
+    ) / n
+    se = math.sqrt(max(0.0, var))
+    diff = a - b
+    if se == 0.0:
+        p = 1.0 if diff == 0.0 else 0.0
+    else:
+        p = 2 * (1 - NormalDist().cdf(abs(diff) / se))
+    return AucComparison(a, b, diff, se, (diff - z * se, diff + z * se), min(1.0, p))
