@@ -9,20 +9,23 @@ count of successes, R_i item i's, and N the total. Items that every condition ge
 or every one wrong, add nothing (R_i = 0 or k). With k = 2 it is McNemar's test without
 continuity correction.
 
-Written from the definition in pure Python (the chi-square tail through the regularized
-incomplete gamma function); ``tests/test_cochran.py`` checks it against statsmodels'
-``cochrans_q`` and SciPy's ``chi2.sf``.
+The chi-square approximation needs many informative items; with few, :func:`permutation_p`
+gives a seeded permutation p-value from the same statistic. Written from the definition in
+pure Python (the chi-square tail through the regularized incomplete gamma function);
+``tests/test_cochran.py`` checks it against statsmodels' ``cochrans_q``, SciPy's
+``chi2.sf`` and an exact enumeration of the permutations on small tables.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import InvalidInputError
 
-__all__ = ["CochranQ", "chi2_sf", "cochran_q"]
+__all__ = ["CochranQ", "chi2_sf", "cochran_q", "permutation_p"]
 
 
 def _upper_gamma_regularized(a: float, x: float) -> float:
@@ -71,6 +74,41 @@ def chi2_sf(x: float, df: int) -> float:
     return _upper_gamma_regularized(df / 2, x / 2)
 
 
+def _q(columns: Sequence[int], rows: Sequence[int], k: int) -> float:
+    total = sum(columns)
+    denominator = k * total - sum(r * r for r in rows)
+    return 0.0 if denominator == 0 else (k - 1) * (k * sum(c * c for c in columns) - total * total) / denominator
+
+
+def permutation_p(outcomes: Sequence[Sequence[int]], resamples: int = 10_000, seed: int = 0) -> float:
+    """Cochran's Q with a seeded permutation p-value instead of the chi-square approximation.
+
+    Under the null, each item's successes are equally likely to fall on any of its k
+    conditions; shuffling each item's row (R_i fixed) gives Q's null distribution. Use it
+    when few items are informative: the chi-square approximation needs many. The p-value
+    counts the observed arrangement as one of the draws, (1 + #{Q* >= Q}) / (1 + resamples).
+
+    Raises:
+        InvalidInputError: as :func:`cochran_q`, or ``resamples`` below 1.
+    """
+    observed = cochran_q(outcomes)
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise InvalidInputError(f"resamples must be an int >= 1, got {resamples!r}")
+    k, n = len(outcomes), observed.n_items
+    rows = [sum(int(outcomes[j][i]) for j in range(k)) for i in range(n)]
+    informative = [r for r in rows if 0 < r < k]
+    fixed = [observed.successes[j] - sum(int(outcomes[j][i]) for i in range(n) if 0 < rows[i] < k) for j in range(k)]
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(resamples):
+        columns = list(fixed)
+        for r in informative:
+            for j in rng.sample(range(k), r):
+                columns[j] += 1
+        hits += _q(columns, rows, k) >= observed.q - 1e-12
+    return (1 + hits) / (1 + resamples)
+
+
 @dataclass(frozen=True)
 class CochranQ:
     """The result of Cochran's Q test."""
@@ -106,10 +144,8 @@ def cochran_q(outcomes: Sequence[Sequence[int]]) -> CochranQ:
     k = len(outcomes)
     columns = tuple(int(sum(row)) for row in outcomes)
     rows = [sum(int(outcomes[j][i]) for j in range(k)) for i in range(n)]
-    total = sum(columns)
-    denominator = k * total - sum(r * r for r in rows)
     informative = sum(0 < r < k for r in rows)
-    if denominator == 0:
+    if not informative:
         return CochranQ(0.0, k - 1, 1.0, columns, n, informative)
-    q = (k - 1) * (k * sum(c * c for c in columns) - total * total) / denominator
+    q = _q(columns, rows, k)
     return CochranQ(q, k - 1, chi2_sf(q, k - 1), columns, n, informative)

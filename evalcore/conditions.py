@@ -101,6 +101,9 @@ class Condition:
     """Few-shot seed, for the ``harness`` and ``item-keyed`` samplers."""
     chat: bool = False
     """Wrap the context in the model's own chat template (a user turn, then the assistant's)."""
+    chat_keeps_delimiter: bool = False
+    """Under ``chat``, keep the target delimiter before each answer. The harness drops it under a chat
+    template (``api/task.py`` 1460-1461), so ``chat`` alone changes two things; this isolates one."""
     rule: str = "likelihood"
     """``likelihood`` (argmax of s_ij) or ``generation`` (greedy answer parsed to a label)."""
 
@@ -123,6 +126,14 @@ class Condition:
             raise InvalidInputError(f"demo_set is only for the fixed sampler, not {self.sampler!r}")
         if self.rule not in RULES:
             raise InvalidInputError(f"rule must be one of {RULES}, got {self.rule!r}")
+        if self.chat_keeps_delimiter and not self.chat:
+            raise InvalidInputError("chat_keeps_delimiter applies to a chat-template condition only")
+
+    @property
+    def target_delimiter(self) -> str:
+        """What goes between the context and each answer: the format's delimiter, or nothing under a
+        chat template (as the harness does) unless :attr:`chat_keeps_delimiter`."""
+        return "" if self.chat and not self.chat_keeps_delimiter else self.fmt.target_delimiter
 
     def sampler_description(self) -> str | None:
         """The protocol's ``fewshot_sampler`` field."""
@@ -186,7 +197,7 @@ def protocol_for(
     prompt = dataclasses.replace(
         base.prompt,
         template=cond.fmt.template,
-        target_delimiter="" if cond.chat else cond.fmt.target_delimiter,
+        target_delimiter=cond.target_delimiter,
         choices=tuple(cond.fmt.choices),
         num_fewshot=cond.k,
         fewshot_sampler=cond.sampler_description(),

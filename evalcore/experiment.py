@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evalcore.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
-from evalcore.experiment_record import condition_problems
+from evalcore.experiment_record import condition_digest, condition_problems
 from evalcore.fewshot import demos_digest
 from evalcore.numerics import arithmetic_differences
 from evalcore.pairing import sha256_text
@@ -54,7 +54,7 @@ def run_condition(
     demos = demos_for(cond, item_ids, train, validation, unseal=unseal)
     protocol = protocol_for(cond, base, demos, tokenizer)
     encoder = encoder_for(cond, tokenizer)
-    delimiter = "" if cond.chat else cond.fmt.target_delimiter
+    delimiter = cond.target_delimiter
     continuations = [delimiter + c for c in cond.fmt.choices]
     items = {}
     for i, ids in demos.items():
@@ -80,6 +80,7 @@ def run_condition(
         shared = [train[j] for j in cond.demo_set]
         contexts = {cf: context_for(cond, shared, cf, tokenizer) for cf in CONTENT_FREE}
         record["content_free"] = content_free_scores(model, encoder, contexts, continuations)
+    record["items_sha256"] = condition_digest(record)  # every build checks every item against it
     return record
 
 
@@ -147,7 +148,13 @@ def audit_condition(
     same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())
     item_ids = stored.get("protocol", {}).get("data", {}).get("item_ids", []) if isinstance(stored, Mapping) else []
     problems = condition_problems(cond.name, stored, item_ids)
-    if any("items_sha256" not in p for p in problems):  # a missing demo list or score: nothing below can run
+    items = stored.get("items") if isinstance(stored, Mapping) else None
+    readable = isinstance(items, Mapping) and all(
+        isinstance(e, Mapping) and isinstance(e.get("demos"), list)
+        and (cond.rule == "generation" or isinstance(e.get("loglik"), list))
+        for e in items.values()
+    )  # fmt: skip
+    if not readable or "protocol" not in stored:  # a missing demo list or score: nothing below can run
         return problems, None
     protocol = EvalProtocol.from_dict(stored["protocol"])
     if protocol.fingerprint != stored["fingerprint"]:
@@ -165,7 +172,7 @@ def audit_condition(
     if not sample:
         return problems, None
     encoder = encoder_for(cond, tokenizer)
-    delimiter = "" if cond.chat else cond.fmt.target_delimiter
+    delimiter = cond.target_delimiter
     continuations = [delimiter + c for c in cond.fmt.choices]
     stored_scores: dict[Any, list[float]] = {}
     fresh: dict[Any, list[float]] = {}

@@ -11,6 +11,13 @@ paired item by item. The confirm set is never touched here.
     c  balance    label mixes 4:0 .. 0:4 of one pool; the 2:2 mix in its 6 label patterns (recency)
     e  format     other answer words and lettered options, zero-shot
     f  article    prompt form, chat template and generation, each changed alone from zero-shot
+    g  controls   what a, e and f each changed together, one factor at a time: the article's
+                  prompt form with the harness's answer words, and those words alone; the chat
+                  template with the target delimiter kept; letters without the options listed;
+                  one positive demo for each of the five sets (their k = 1 demo is negative)
+
+g was added after the confirm set was unsealed (experiments/confirm.py, 2026-12-01): it is not
+a candidate of that rule, and nothing here changes the conditions the rule chose among.
 
 (d, contextual calibration, needs no run of its own: every zero-shot and fixed-set
 condition stores its content-free scores.) Writes experiments/results/part3/<name>.json
@@ -98,6 +105,19 @@ def conditions(train) -> dict[str, list]:
         Condition("chat template + generation", chat=True, rule="generation"),
         Condition("all three", fmt=review, chat=True, rule="generation"),
     ]  # fmt: skip
+    exp["g"] = [
+        zero,
+        Condition("answers Negative / Positive",
+                  fmt=PromptFormat("capitalised", HARNESS_FORMAT.template, ("Negative", "Positive"))),
+        Condition("prompt form: Review/Sentiment, answers negative / positive",
+                  fmt=PromptFormat("review, harness answers", review.template, HARNESS_FORMAT.choices)),
+        Condition("chat template, delimiter kept", chat=True, chat_keeps_delimiter=True),
+        Condition("letters A / B, options not listed",
+                  fmt=PromptFormat("letters, no options", HARNESS_FORMAT.template, ("A", "B"))),
+    ]  # fmt: skip
+    for s in range(SETS):
+        positive = next(j for j in demo_set(train, s) if train[j].label == 1)
+        exp["g"].append(Condition(f"set {s}, k=1, a positive demo", k=1, sampler="fixed", demo_set=(positive,)))
     for name, conds in exp.items():
         names = [c.name for c in conds]
         if len(set(names)) != len(names):
@@ -111,6 +131,7 @@ QUESTIONS = {
     "c": "Do the demos' label balance and the last demo's label bias the predictions?",
     "e": "How much do the answer words and their form matter at zero shots?",
     "f": "Which of prompt form, chat template and generation moves the zero-shot result?",
+    "g": "Which single factor moves the result, where a, e and f changed two at once?",
 }
 
 

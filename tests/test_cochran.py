@@ -53,3 +53,37 @@ def test_conditions_that_never_disagree_give_q_zero():
 def test_bad_inputs_are_refused(outcomes, message):
     with pytest.raises(InvalidInputError, match=message):
         cochran_q(outcomes)
+
+
+def _exact_permutation_p(outcomes):
+    """Every arrangement of each item's successes over the conditions, enumerated: the exact conditional p."""
+    import itertools
+
+    k, n = len(outcomes), len(outcomes[0])
+    observed = cochran_q(outcomes).q
+    per_item = [sorted(set(itertools.permutations([outcomes[j][i] for j in range(k)]))) for i in range(n)]
+    hits = total = 0
+    for choice in itertools.product(*per_item):
+        table = [[choice[i][j] for i in range(n)] for j in range(k)]
+        hits += cochran_q(table).q >= observed - 1e-12
+        total += 1
+    return hits / total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_permutation_p_approaches_the_exact_enumeration(seed):
+    from evalcore.cochran import permutation_p
+
+    rng = random.Random(seed)
+    outcomes = [[int(rng.random() < r) for _ in range(7)] for r in (0.2, 0.5, 0.8)]
+    exact = _exact_permutation_p(outcomes)
+    assert permutation_p(outcomes, resamples=20_000, seed=1) == pytest.approx(exact, abs=0.02)
+
+
+def test_permutation_p_is_seeded_and_refuses_bad_resamples():
+    from evalcore.cochran import permutation_p
+
+    outcomes = [[1, 0, 1, 1, 0], [0, 0, 1, 0, 0], [1, 1, 1, 0, 1]]
+    assert permutation_p(outcomes, 500, seed=3) == permutation_p(outcomes, 500, seed=3)
+    with pytest.raises(InvalidInputError, match="resamples"):
+        permutation_p(outcomes, 0)
