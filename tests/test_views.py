@@ -1,0 +1,48 @@
+"""Part III's four views of a condition, on the committed records and small hand-made ones."""
+
+from __future__ import annotations
+
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from evalcore.book.part3 import load_record, outcomes, positive_rate
+from evalcore.book.views import balanced_accuracy, calibrated, log_odds, ranking, view_row
+from evalcore.errors import InvalidInputError
+
+
+@pytest.fixture(scope="module")
+def a():
+    return load_record("a")
+
+
+def test_log_odds_and_auc_against_scikit_learn(a):
+    labels = [a["labels"][str(i)] for i in a["item_ids"]]
+    for name in ("k=0", "set 2, k=8"):
+        d = log_odds(a, name)
+        first = a["conditions"][name]["items"][str(a["item_ids"][0])]["loglik"]
+        assert d[0] == first[1] - first[0]  # positive minus negative
+        assert ranking(a, name).value == pytest.approx(roc_auc_score(labels, d), abs=1e-12)
+
+
+def test_view_row_agrees_with_the_other_helpers(a):
+    row = view_row(a, "set 0, k=8")
+    assert row["accuracy"] == sum(outcomes(a, "set 0, k=8")) / len(a["item_ids"])
+    assert row["predicted positive"] == positive_rate(a, "set 0, k=8")
+    assert row["calibrated accuracy"] == sum(calibrated(a, "set 0, k=8")) / len(a["item_ids"])
+    assert view_row(a, "k=4, harness sampler")["calibrated accuracy"] is None  # no content-free scores stored
+
+
+def test_generation_conditions_have_no_log_odds():
+    f = load_record("f")
+    with pytest.raises(InvalidInputError, match="scored by generation"):
+        log_odds(f, "greedy generation")
+    assert view_row(f, "greedy generation")["AUC"] is None
+
+
+def test_balanced_accuracy_is_one_half_for_any_constant_prediction():
+    labels = [1] * 45 + [0] * 55
+    always_negative = [1 - y for y in labels]  # right exactly on the negatives
+    assert sum(always_negative) / len(labels) == 0.55 and balanced_accuracy(always_negative, labels) == 0.5
+    assert balanced_accuracy([1, 1, 0, 1], [1, 0, 0, 0]) == pytest.approx((1 + 2 / 3) / 2)
+    with pytest.raises(InvalidInputError, match="no item of class 0"):
+        balanced_accuracy([1, 1], [1, 1])
