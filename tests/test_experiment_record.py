@@ -14,7 +14,7 @@ from evalcore.book.part3 import RESULTS, load_record
 from evalcore.errors import RecordError, RecordExistsError
 from evalcore.experiment_record import open_once, record_problems, with_digests
 
-RECORDS = ("a", "b", "c", "e", "f", "confirm")
+RECORDS = ("a", "b", "c", "e", "f", "g", "confirm")
 
 
 @pytest.fixture(scope="module")
