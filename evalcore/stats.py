@@ -11,7 +11,8 @@ Python (no SciPy); ``tests/test_stats.py`` checks them against SciPy's implement
 - :func:`paired_bootstrap_ci` and :func:`paired_stderr`: the uncertainty of a difference
   of two accuracies on the same items (Miller 2024, "Adding Error Bars to Evals");
 - :func:`mean_stderr`: lm-eval's own ``acc_stderr``, reproduced;
-- :func:`unpaired_z_test`: the two-sample test that ignores the pairing, for contrast;
+- :func:`unpaired_z_test`, :func:`comparator_z_test`: tests that ignore the pairing, for
+  contrast; :func:`paired_z_test`: the same normal approximation with the pairing kept;
 - :func:`compare_paired`: all of the above for two protocols, the way the book reports
   a comparison.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "mean_stderr",
     "paired_bootstrap_ci",
     "paired_stderr",
+    "paired_z_test",
     "unpaired_stderr",
     "unpaired_z_test",
     "wilson",
@@ -223,27 +225,31 @@ def comparator_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float
     xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
     if len(xa) != len(xb):
         raise InvalidInputError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
-    se = unpaired_stderr(xa, xb)
-    if se == 0:  # both runs constant: equal means no evidence of a difference, unequal an infinite z
-        return 1.0 if sum(xa) == sum(xb) else 0.0
-    z = (sum(xa) - sum(xb)) / len(xa) / se
-    return 2 * (1 - NormalDist().cdf(abs(z)))
+    return _two_sided((sum(xa) - sum(xb)) / len(xa), unpaired_stderr(xa, xb))
+
+
+def paired_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
+    """Two-sided p of (acc_a - acc_b) / :func:`paired_stderr`: :func:`comparator_z_test` with the pairing kept."""
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    return _two_sided((sum(xa) - sum(xb)) / len(xa), paired_stderr(xa, xb))
+
+
+def _two_sided(difference: float, se: float) -> float:
+    """Normal two-sided p; with no spread, equal means no evidence of a difference, unequal an infinite z."""
+    if se == 0:
+        return 1.0 if difference == 0 else 0.0
+    return 2 * (1 - NormalDist().cdf(abs(difference) / se))
 
 
 def unpaired_z_test(k_a: int, k_b: int, n: int) -> float:
-    """Two-sided p of the two-proportion z test, as if the two accuracies came from different items.
-
-    Shown for contrast: on the same items it ignores the pairing (the test lm-eval's
-    comparison script applies to two runs).
-    """
+    """Two-sided p of the pooled two-proportion z test, as if the accuracies came from different items."""
     _check_count(k_a, n)
     _check_count(k_b, n)
     pooled = (k_a + k_b) / (2 * n)
     se = math.sqrt(2 * pooled * (1 - pooled) / n)
-    if se == 0:
-        return 1.0
-    z = (k_a - k_b) / n / se
-    return 2 * (1 - NormalDist().cdf(abs(z)))
+    return 1.0 if se == 0 else _two_sided((k_a - k_b) / n, se)
 
 
 @dataclass(frozen=True)

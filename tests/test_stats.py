@@ -385,3 +385,19 @@ def test_every_refusal_is_the_evalcore_error_with_its_message(call, error, messa
     with pytest.raises(error, match=message) as info:
         call()
     assert type(info.value) is error  # exactly that class, not merely a builtin ValueError/TypeError
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_z_test_matches_statsmodels_one_sample_z_on_the_differences(seed):
+    from statsmodels.stats.weightstats import ztest
+
+    from evalcore.stats import paired_z_test
+
+    rng = random.Random(seed)
+    a = [rng.randint(0, 1) for _ in range(64)]
+    b = [x if rng.random() < 0.6 else 1 - x for x in a]
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    assert paired_z_test(a, b) == pytest.approx(ztest(d, value=0)[1], rel=1e-10)
+    # Same normal approximation as the comparator's test: the p-values order as the standard errors do.
+    if sum(a) != sum(b):
+        assert (paired_z_test(a, b) < comparator_z_test(a, b)) == (paired_stderr(a, b) < unpaired_stderr(a, b))

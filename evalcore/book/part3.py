@@ -109,19 +109,21 @@ def acc_norm_outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
 
 
 def calibrated_outcomes(
-    record: Mapping[str, Any], condition: str, inputs: Sequence[str] | None = None
+    record: Mapping[str, Any], condition: str, inputs: Sequence[str] | None = None, method: str = "published"
 ) -> tuple[list[int], list[float]]:
     """Per-item correctness after contextual calibration, and the prior p_cf it used.
 
     Args:
         inputs: which stored content-free inputs to average (default: all of them).
+        method: how they are combined (:data:`evalcore.calibration.PRIOR_METHODS`; the
+            default is Zhao et al.'s own: raw probabilities averaged, then normalised).
 
     Raises:
         KeyError: the condition stored no content-free scores (it is not zero-shot or a fixed set).
     """
     cond = record["conditions"][condition]
     scores = cond["content_free"]
-    prior = content_free_prior({x: scores[x] for x in (inputs or list(scores))})
+    prior = content_free_prior({x: scores[x] for x in (inputs or list(scores))}, method=method)
     pred = {int(i): calibrated_prediction(it["loglik"], prior) for i, it in cond["items"].items()}
     labels = _labels(record)
     return [int(pred[i] == labels[i]) for i in record["item_ids"]], prior
