@@ -6,7 +6,15 @@ import copy
 
 import pytest
 
-from evalcore.book.caches import expected_contexts, harness_run, hflm, prompt_checks, request_cache_dir, whose_prompt
+from evalcore.book.caches import (
+    doc_hash_checks,
+    expected_contexts,
+    harness_run,
+    hflm,
+    prompt_checks,
+    request_cache_dir,
+    whose_prompt,
+)
 from evalcore.numerics import compare_scores
 from evalcore.scoring import score_item
 from evalcore.selection import dev_ids
@@ -35,6 +43,16 @@ def test_request_cache_serves_another_runs_prompts_and_the_prompt_check_flags_th
     assert [whose_prompt(i.context_sha256, expected) for i in b.items] == [[("A", i)] for i in first]  # ... A's prompts
     assert prompt_checks(b, expected["B"]) == [False, False]
     assert prompt_checks(a, expected["A"]) == [True, True] and prompt_checks(b0, expected["B"]) == [True, True]
+    # Regression guard for a wrong lesson: the harness's own doc_hash comes from the scored request's document
+    # (A's), the logged doc from B's iterator; re-hashing the logged doc betrays the stale cache.
+    assert doc_hash_checks(b) == [False, False] and doc_hash_checks(a) == doc_hash_checks(b0) == [True, True]
+    assert [i.doc_hash for i in b.items] == [i.doc_hash for i in a.items]
+    # Same items, another seed: the cached requests are for the same documents, so the doc hashes agree
+    # although the demos are another seed's; only the prompt check against the declared seed sees it.
+    c = harness_run("C", lm, train, validation, first, num_fewshot=1, fewshot_seed=42, cache_requests=True,
+                    request_cache=tmp_path)  # fmt: skip
+    assert doc_hash_checks(c) == [True, True]
+    assert prompt_checks(c, expected_contexts(train, validation, first, num_fewshot=1, fewshot_seed=42)) == [False] * 2
     # The caller's directory keeps the cache file; the harness's module path is restored.
     assert (tmp_path / a.request_cache_files[0]).is_file() and cache.PATH == before
 

@@ -38,7 +38,9 @@ from evalcore.selection import check_ids
 __all__ = [
     "HarnessRun",
     "LoggedItem",
+    "doc_hash_checks",
     "expected_contexts",
+    "harness_doc_hash",
     "harness_run",
     "hflm",
     "prompt_checks",
@@ -65,6 +67,11 @@ class LoggedItem:
     """SHA-256 of the context the harness scored (its request's first argument)."""
     loglik: tuple[float, ...]
     """s_ij per choice, as logged."""
+    doc_hash: str = ""
+    """The logged ``doc_hash``: computed by the harness from ``requests[0].doc``, the document of the
+    request it scored (``evaluator.py``), not from the logged ``doc``."""
+    doc_rehash: str = ""
+    """The logged ``doc`` hashed the harness's way (:func:`harness_doc_hash`)."""
 
     @property
     def prediction(self) -> int:
@@ -195,6 +202,8 @@ def harness_run(
             doc_idx=s["doc"]["idx"],
             context_sha256=prompt_sha256(s["arguments"][0][0]),
             loglik=tuple(float(r[0][0]) for r in s["resps"]),
+            doc_hash=s["doc_hash"],
+            doc_rehash=harness_doc_hash(s["doc"]),
         )
         for s in out["samples"][TASK]
     )
@@ -222,6 +231,29 @@ def expected_contexts(
     """The context each item should get in a run over ``ids`` (evalcore's own reconstruction)."""
     demos = harness_demo_ids(ids, num_fewshot, train, validation, seed=fewshot_seed)
     return {i: fewshot_context([train[j] for j in demos[i]], validation[i].sentence) for i in demos}
+
+
+def harness_doc_hash(doc: Mapping[str, Any]) -> str:
+    """A document hashed as lm-eval 0.4.9.2 hashes ``doc_hash``: SHA-256 of ``json.dumps(doc, indent=2,
+    default=handle_non_serializable, ensure_ascii=False)``, with the harness's own fallback for values
+    JSON has no spelling for (``utils.handle_non_serializable``)."""
+    import json
+
+    from lm_eval.utils import handle_non_serializable
+
+    return sha256_text(json.dumps(doc, indent=2, default=handle_non_serializable, ensure_ascii=False))
+
+
+def doc_hash_checks(run: HarnessRun) -> list[bool]:
+    """For each logged item: does the logged ``doc`` hash to the logged ``doc_hash``?
+
+    The harness logs ``doc`` from the run's own document iterator but computes
+    ``doc_hash`` from the document of the request it scored. A request cache that served
+    another run's requests for other documents makes the two disagree: the harness's own
+    log betrays it, for anyone who re-hashes. A cache that served requests for the *same*
+    documents with other demos leaves them equal: this check cannot see that.
+    """
+    return [item.doc_rehash == item.doc_hash for item in run.items]
 
 
 def whose_prompt(context_sha256: str, candidates: Mapping[str, Mapping[int, str]]) -> list[tuple[str, int]]:

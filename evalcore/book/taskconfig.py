@@ -21,6 +21,7 @@ from evalcore.errors import InvalidInputError
 
 __all__ = [
     "COUNTERPARTS",
+    "PROMPT_FIELDS",
     "SOURCE_POINTS",
     "TASK_YAML",
     "ConfigField",
@@ -31,6 +32,7 @@ __all__ = [
     "find_source",
     "installed_text",
     "metric_defaults",
+    "prompt_field_sources",
     "read_task_yaml",
     "source_map",
     "task_yaml_path",
@@ -155,6 +157,25 @@ def find_source(path: str, needle: str, *, occurrence: int = 1) -> SourceRef:
         LookupError: the text is not there (the pinned code has changed).
     """
     return find_line(installed_text(path), path, needle, occurrence=occurrence)
+
+
+PROMPT_FIELDS: dict[str, tuple[str, str]] = {
+    "description": ("api/task.py", "if description := self.config.description:"),
+    "target_delimiter": ("api/task.py", "target_delimiter = self.config.target_delimiter"),
+    "fewshot_delimiter": ("api/samplers.py", "self.fewshot_delimiter = self.config.fewshot_delimiter"),
+    "num_fewshot": ("api/task.py", "if self.config.num_fewshot is None"),
+}
+"""TaskConfig fields that enter the text the model sees, each with the line of the pinned harness that
+reads it into the prompt (found again at every build by :func:`prompt_field_sources`)."""
+
+
+def prompt_field_sources() -> dict[str, SourceRef]:
+    """Where each of :data:`PROMPT_FIELDS` is read into the prompt, found in the installed harness.
+
+    Raises:
+        LookupError: a line is no longer there (the pinned code has changed).
+    """
+    return {name: find_source(path, needle) for name, (path, needle) in PROMPT_FIELDS.items()}
 
 
 SOURCE_POINTS: dict[str, tuple[str, str, str]] = {
