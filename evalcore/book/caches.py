@@ -94,6 +94,8 @@ class HarnessRun:
     accuracy: float
     warnings: tuple[str, ...] = ()
     """Warnings and log records (WARNING and above) the harness emitted during the run."""
+    recorded_dtype: str | None = None
+    """The ``model_dtype`` the harness wrote into its results' ``config``, or None when it wrote none."""
 
 
 def hflm(model: Any, tokenizer: Any) -> Any:
@@ -217,6 +219,7 @@ def harness_run(
         request_cache_files=files,
         accuracy=float(out["results"][TASK]["acc,none"]),
         warnings=tuple(line for line in noise if not line.startswith("INFO")),
+        recorded_dtype=str(out["config"]["model_dtype"]) if "model_dtype" in out["config"] else None,
     )
 
 
