@@ -98,6 +98,7 @@ def _create_with_owner(lock: Path) -> None:
     owner = f"{os.getpid()}\n"
     fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.{os.getpid()}-", dir=lock.parent)
     try:
+        os.fchmod(fd, 0o644)  # readable by another user's run, which must be able to see the owner
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(owner)
         try:
@@ -111,7 +112,9 @@ def _create_with_owner(lock: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)  # no hard links here
+    # No hard links on this file system: an exclusive create, then the write. Here alone a
+    # reader can find the lock empty for a moment; take_lock treats an empty lock as stale.
+    fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     with os.fdopen(fd, "w", encoding="ascii") as fh:
         fh.write(owner)
 
@@ -130,8 +133,13 @@ def take_lock(directory: Path) -> None:
         except FileExistsError:
             try:
                 holder = int(lock.read_text(encoding="ascii").split()[0])
+            except PermissionError:  # another user's lock, unreadable to us: never guess that it is stale
+                raise RunInProgressError(
+                    f"{directory} is locked ({lock}) by a run this user cannot inspect; wait for it to finish, "
+                    "or choose another --out"
+                ) from None
             except (OSError, ValueError, IndexError):
-                holder = -1  # empty or unreadable: no live run's lock (it holds its pid from the moment it exists)
+                holder = -1  # empty or garbled: no live run's lock (it holds its pid from the moment it exists)
             if holder == os.getpid():
                 return
             if holder > 0 and process_alive(holder)[0]:

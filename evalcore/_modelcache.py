@@ -50,6 +50,19 @@ def cache_root() -> Path:
     return base / "evalbook"
 
 
+def has_manifest(entry: Path) -> bool:
+    """Whether ``entry`` holds a manifest file (then it is read and verified before use).
+
+    Raises:
+        ModelUnavailableError: the entry cannot even be looked into (a permission, a damaged
+            file system): the same refusal, naming the directory, as every other cache fault.
+    """
+    try:
+        return (entry / MANIFEST).is_file()
+    except OSError as exc:
+        raise ModelUnavailableError(f"model cache {entry} cannot be read ({exc}); {REBUILD}") from None
+
+
 def check_entry_before_conversion(entry: Path) -> None:
     """Refuse, before tens of seconds of conversion, what would make writing ``entry`` fail after it.
 
@@ -59,7 +72,7 @@ def check_entry_before_conversion(entry: Path) -> None:
         OSError (its own class): the cache directory cannot be created or written; the
             message names :data:`CACHE_ENV` as the way to put the cache elsewhere.
     """
-    if entry.exists() or entry.is_symlink():
+    if os.path.lexists(entry):
         what = "a directory" if entry.is_dir() else "a file"
         raise ModelUnavailableError(f"model cache {entry} is {what} without a manifest ({MANIFEST}); {REBUILD}")
     try:

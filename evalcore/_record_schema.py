@@ -22,7 +22,7 @@ from importlib import resources as importlib_resources
 from typing import Any
 
 from evalcore.errors import InvalidInputError, RecordError, SchemaVersionError
-from evalcore.fingerprint import canonical_json
+from evalcore.fingerprint import MAX_SAFE_INTEGER, canonical_json
 
 __all__ = [
     "NON_FINITE",
@@ -85,21 +85,30 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):  # e.g. -1e400, which Python would read as -inf without a word
+    if not math.isfinite(value := float(text)):  # e.g. -1e400, which Python would read as -inf without a word
         raise InvalidInputError(f"number {text} is outside the range of a double")
     return value
 
 
+def _safe_int(text: str) -> int:
+    if len(text.lstrip("-")) > 16 or abs(value := int(text)) > MAX_SAFE_INTEGER:  # I-JSON: exact in a double
+        raise InvalidInputError(f"integer {text[:30]}{'…' * (len(text) > 30)} is outside ±(2**53 - 1)")
+    return value
+
+
 def loads_strict(text: str) -> Any:
-    """``json.loads`` that refuses what Python would accept and JSON does not: NaN, Infinity, a key twice,
-    and a number too large for a double (Python would read ``-1e400`` as ``-inf``).
+    """``json.loads`` refusing NaN, Infinity, a key twice, a float beyond a double (Python reads ``-1e400``
+    as ``-inf``) and an integer beyond ±(2**53 - 1).
 
     Raises:
         ValueError: the text is not strict JSON (RecursionError: nested too deep).
     """
     return json.loads(
-        text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys, parse_float=_finite_float
+        text,
+        parse_constant=_reject_constant,
+        object_pairs_hook=_no_duplicate_keys,
+        parse_float=_finite_float,
+        parse_int=_safe_int,
     )
 
 

@@ -80,7 +80,12 @@ def _is_int(value: Any) -> bool:
 
 
 def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a double
+        return False
 
 
 def _item_problems(name: str, i: str, entry: Any, k: int, n_choices: int, generation: bool) -> list[str]:

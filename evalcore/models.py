@@ -24,6 +24,7 @@ from evalcore._modelcache import (
     cache_root,
     check_entry_before_conversion,
     entry_for,
+    has_manifest,
     read_cache_manifest,
     write_cache,
 )
@@ -33,6 +34,7 @@ from evalcore.resources import hub_download, sha256_file
 __all__ = [
     "CACHE_ENV",
     "DEFAULT_MODEL",
+    "MANIFEST",
     "MODELS",
     "ModelResource",
     "ModelUnavailableError",
@@ -196,7 +198,7 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if gguf_file else None
-    cached = entry is not None and (entry / MANIFEST).is_file()
+    cached = entry is not None and has_manifest(entry)
     if cached:
         read_cache_manifest(entry, expect=res)
     with captured([]):
@@ -233,7 +235,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if (use_cache and gguf_file) else None
-    cached = entry is not None and (entry / MANIFEST).is_file()
+    cached = entry is not None and has_manifest(entry)
     if cached:
         manifest = read_cache_manifest(entry, expect=res)
     elif entry is not None:

@@ -47,6 +47,7 @@ __all__ = [
     "Flip",
     "arithmetic",
     "arithmetic_differences",
+    "bfloat16_step",
     "child_env",
     "compare_scores",
     "cpu_label",
@@ -224,3 +225,18 @@ def compare_scores(
             margins.append((item_id, ref_margin, abs(moved) if math.isfinite(moved) else math.inf))
     drift.closest = sorted(margins, key=lambda m: m[1])[:closest]
     return drift
+
+
+def bfloat16_step(value: float) -> float:
+    """The distance from a bfloat16 number near ``value`` to the next one up (8 significant bits).
+
+    Between 4 and 8 the bfloat16 numbers are 1/32 apart, between 8 and 16 1/16: two scores closer
+    than that can round to the same number. Explained in the chapter *Precision is part of the
+    protocol* (``book/precision.md``).
+
+    Raises:
+        InvalidInputError: zero, NaN or an infinity (no step is defined there).
+    """
+    if not math.isfinite(value) or value == 0:
+        raise InvalidInputError(f"a bfloat16 step needs a finite, non-zero value, got {value!r}")
+    return 2.0 ** (math.floor(math.log2(abs(value))) - 7)

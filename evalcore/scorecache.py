@@ -146,12 +146,19 @@ def _checked_scores(key: CacheKey, loglik: Any, where: str) -> list[float]:
     if (
         not isinstance(loglik, (list, tuple))
         or len(loglik) != len(key.continuations_sha256)
-        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in loglik)
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and _finite(x) for x in loglik)
     ):
         raise InvalidInputError(
             f"{where}: need one finite number per candidate ({len(key.continuations_sha256)}), got {loglik!r}"
         )
     return [float(x) for x in loglik]
+
+
+def _finite(x: float) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int too large for a double
+        return False
 
 
 def _entry_digest(key: dict[str, Any], scores: list[float]) -> str:

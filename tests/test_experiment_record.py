@@ -141,3 +141,28 @@ def test_open_once_has_one_winner_among_simultaneous_starts(tmp_path):
     winners = [n for n in results if n is not None]
     assert len(winners) == 1 and json.loads(marker.read_text())["unsealed"]["at"] == f"run {winners[0]}"
     assert [p.name for p in Path(tmp_path).iterdir()] == [marker.name]  # no temporary left
+
+
+def test_require_whole_raises_with_the_first_problems_and_the_count(e_record):
+    from evalcore.experiment_record import require_whole
+
+    require_whole(e_record)  # a whole record passes
+    record = copy.deepcopy(e_record)
+    for i in record["item_ids"][:5]:
+        record["conditions"]["k=0"]["items"][str(i)]["loglik"].append(-1.0)
+    with pytest.raises(RecordError, match=r"^here: .*needs 2 finite scores.*\(and \d+ more\)$"):
+        require_whole(with_digests(record), where="here")
+
+
+def test_condition_problems_never_raise_on_a_malformed_condition(e_record):
+    from evalcore.experiment_record import condition_problems
+
+    ids = e_record["item_ids"]
+    assert condition_problems("x", e_record["conditions"]["k=0"], ids) == []
+    assert condition_problems("x", [], ids) == ["x: not a condition (needs protocol, fingerprint and items)"]
+    broken = copy.deepcopy(e_record["conditions"]["k=0"])
+    del broken["protocol"]["prompt"]
+    assert any("the protocol lacks 'prompt'" in p for p in condition_problems("x", broken, ids))
+    huge = copy.deepcopy(e_record["conditions"]["k=0"])
+    huge["items"][str(ids[0])]["loglik"][0] = -(10**400)  # as a hand-written file could hold it
+    assert any("needs 2 finite scores" in p for p in condition_problems("x", huge, ids))

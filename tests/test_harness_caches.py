@@ -87,3 +87,15 @@ def test_cache_misuse_is_refused_before_any_work(tmp_path, lm, train, validation
         harness_run("x", lm, train, validation, dev_ids()[:1], num_fewshot=-1)
     with pytest.raises(NotADirectoryError, match="does not exist"), request_cache_dir(tmp_path / "nope"):
         pass
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_harness_doc_hash_is_the_hash_the_harness_logged(validation, k):
+    # Oracle: the doc_hash values the harness itself logged in the committed golden record.
+    from pathlib import Path
+
+    from evalcore.book.caches import harness_doc_hash
+    from evalcore.records import read_record
+
+    item = read_record(Path(__file__).resolve().parents[1] / "records" / "golden-dev64")["items"][k]
+    assert harness_doc_hash(validation[item["item_id"]].as_doc()) == item["official"]["doc_hash"]

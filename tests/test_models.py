@@ -169,3 +169,18 @@ def test_cache_root_honours_evalbook_cache_then_xdg(monkeypatch, env, expected):
         else:
             monkeypatch.setenv(name, value)
     assert models.cache_root() == Path(expected).expanduser()
+
+
+def test_an_entry_that_cannot_be_looked_into_gets_the_same_refusal(tmp_path, monkeypatch):
+    # A permission fault on the entry raised a raw PermissionError (exit 3) with no directory to delete.
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
+    real = type(tmp_path).is_file
+
+    def denied(self):
+        if self.name == MANIFEST:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(type(tmp_path), "is_file", denied)
+    with pytest.raises(ModelUnavailableError, match=r"cannot be read \(.*Permission denied.*delete that directory"):
+        load_model()

@@ -225,3 +225,24 @@ def test_cpu_label_names_vendor_family_model_and_vector_unit():
     assert cpu_label({"cpu_id": "", "machine": "aarch64"}) == "aarch64"
     here = arithmetic()
     assert cpu_label(here) not in ("", "not recorded") and cpu_label(here).endswith(f"({here['cpu_capability']})")
+
+
+@pytest.mark.parametrize("value", [-6.4, -7.34, -11.8, 0.3, 5.0, -1000.5])
+def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
+    import torch
+
+    from evalcore.numerics import bfloat16_step
+
+    x = torch.tensor(value, dtype=torch.bfloat16)
+    bits = x.view(torch.int16)
+    up = (bits + (1 if value > 0 else -1)).view(torch.bfloat16)  # one unit in the last place, away from zero
+    assert abs(float(up) - float(x)) == bfloat16_step(float(x))
+
+
+def test_bfloat16_step_refuses_zero_and_non_finite():
+    from evalcore.errors import InvalidInputError
+    from evalcore.numerics import bfloat16_step
+
+    for bad in (0.0, float("inf"), float("nan")):
+        with pytest.raises(InvalidInputError):
+            bfloat16_step(bad)

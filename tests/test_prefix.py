@@ -10,7 +10,7 @@ from evalcore.selection import dev_ids
 GRADED = (" very negative", " somewhat negative", " somewhat positive", " very positive")
 # Candidates of one, two and several tokens in one group: the tails are padded to different lengths.
 MIXED = (" no", " not really", " yes, without any doubt at all")
-TOL = 1e-4  # the bound against the harness
+TOL = 1e-4  # the bound set for this path against the harness
 
 
 def _requests(rows, choices):

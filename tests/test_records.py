@@ -436,7 +436,7 @@ def test_write_record_refuses_a_live_runs_pending_claim(live_writer):
 
 
 def test_execute_run_overwrite_that_fails_loses_nothing(tmp_path, monkeypatch):
-    # The case: a good record, then `run --overwrite` with the data missing.
+    # A good record, then `run --overwrite` with the data missing.
     from evalcore.errors import DataUnavailableError
     from evalcore.resources import DATA_ENV
     from evalcore.run import execute_run
@@ -487,3 +487,31 @@ def test_the_lock_holds_its_owner_from_the_moment_it_exists(tmp_path, monkeypatc
     assert seen[0] == f"{os.getpid()}\n"
     assert f"is locked by a run in progress (pid {os.getpid()}" in seen[1]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(LOCK_NAME)] == [LOCK_NAME]  # no temporary left
+
+
+@pytest.mark.parametrize("number", ["9007199254740993", "-" + "9" * 400])
+def test_an_integer_beyond_what_a_double_holds_is_refused_as_written(tmp_path, number):
+    # A 400-digit integer made later float() calls raise OverflowError, outside the documented refusals.
+    text = json.dumps(records.finite({**MINIMAL, "schema": records.SCHEMA_VERSION}))
+    (tmp_path / RECORD_NAME).write_text(text.replace('"total_s": 1.0', f'"total_s": {number}'), encoding="utf-8")
+    with pytest.raises(RecordError, match=r"is outside ±\(2\*\*53 - 1\)"):
+        read_record(tmp_path)
+
+
+def test_the_lock_is_readable_by_others_and_an_unreadable_lock_is_never_taken(tmp_path, monkeypatch):
+    begin_record(tmp_path, {})
+    assert stat.S_IMODE((tmp_path / LOCK_NAME).stat().st_mode) == 0o644
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / LOCK_NAME).write_text("12345\n")
+    real = type(other).read_text
+
+    def unreadable(self, *args, **kwargs):
+        if self.name == LOCK_NAME:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(other), "read_text", unreadable)
+    with pytest.raises(RunInProgressError, match="by a run this user cannot inspect"):
+        begin_record(other, {})
+    assert (other / LOCK_NAME).exists()

@@ -93,9 +93,10 @@ def _entry(loglik, **extra):
         (_entry([-1.0, -2.0])[:-1] + ', "loglik": [-3.0, -4.0]}', "InvalidInputError: duplicate key 'loglik'"),
         ("[" * 100_000 + "]" * 100_000, "unreadable: RecursionError"),
         (_entry([-1.0, -2.0]).replace("-2.0", "-2.5"), "entry_sha256 is not the digest of its key and scores"),
+        (_entry([-1.0, -2.0]).replace("-2.0", "-" + "9" * 400), r"integer -9{29}… is outside"),
     ],
     ids=["truncated", "list", "extra-field", "one-score", "string", "bool", "nan", "inf", "overflow", "duplicate-key",
-         "deep", "hand-edited"],
+         "deep", "hand-edited", "huge-integer"],
 )  # fmt: skip
 def test_malformed_entries_are_refused(tmp_path, body, message):
     cache = ScoreCache(tmp_path)
@@ -104,7 +105,9 @@ def test_malformed_entries_are_refused(tmp_path, body, message):
         cache.get(KEY)
 
 
-@pytest.mark.parametrize("scores", [[True, False], ["-1.0", -2.0], [-1.0, float("inf")], [-1.0, None], [-1.0]])
+@pytest.mark.parametrize(
+    "scores", [[True, False], ["-1.0", -2.0], [-1.0, float("inf")], [-1.0, None], [-1.0], [-1.0, -(10**400)]]
+)
 def test_put_refuses_what_get_would_refuse(tmp_path, scores):
     # Regression guard: put([True, False]) stored [1.0, 0.0].
     with pytest.raises(ValueError, match="one finite number per candidate"):

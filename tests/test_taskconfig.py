@@ -46,3 +46,15 @@ def test_missing_text_raises_lookup_error():
         find_source("evaluator.py", "this line is not in the harness")
     with pytest.raises(FileNotFoundError, match="not in the installed package"):
         find_source("no/such/file.py", "x")
+
+
+def test_the_prompt_fields_are_defaults_the_harness_reads_into_the_prompt():
+    # The four of the first version left out `description`; the list also needs `gen_prefix`.
+    from evalcore.book.taskconfig import PROMPT_FIELDS, effective_config, prompt_field_sources
+
+    refs = prompt_field_sources()
+    assert set(refs) == set(PROMPT_FIELDS) >= {"description", "target_delimiter", "fewshot_delimiter",
+                                               "num_fewshot", "gen_prefix"}  # fmt: skip
+    defaults = {f.name: f for f in effective_config()}
+    assert all(defaults[name].origin == "default" for name in refs)
+    assert all(f"config.{name}" in ref.text or f"self.{name}" in ref.text for name, ref in refs.items())

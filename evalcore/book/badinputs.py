@@ -141,6 +141,13 @@ def _entries() -> list[BadInput]:
          lambda b: feed.get(score_cache_entry(b, "nan", lambda t: t.replace("-0.75", "NaN")))),
         ("cache-hand-edited", "cache", "API", "a score in a score-cache entry changed by hand",
          lambda b: feed.get(score_cache_entry(b, "edited", lambda t: t.replace("-0.75", "-0.5")))),
+        ("cache-inf", "cache", "API", "a score-cache entry holding -Infinity",
+         lambda b: feed.get(score_cache_entry(b, "inf", lambda t: t.replace("-0.75", "-Infinity")))),
+        ("cache-duplicate-key", "cache", "API", "a score-cache entry with its scores written twice",
+         lambda b: feed.get(score_cache_entry(b, "dup", lambda t: t.rstrip().removesuffix("}")
+                                              + ', "loglik": [-9.0, -9.0]}'))),
+        ("cache-deep", "cache", "API", "a score-cache file nested 100,000 levels deep",
+         lambda b: feed.get(score_cache_entry(b, "deep", lambda t: "[" * 100_000 + "]" * 100_000))),
         ("cache-booleans", "cache", "API", "booleans stored as scores", lambda b: feed.put_booleans(b)),
         ("part3-score-edited", "part3", "API", "one Part III score moved by 1.0",
          lambda b: feed.part3(part3_copy(b, "p3-score", feed.plus_one, redigest=False))),

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalcore.book.views import view_row
 from evalcore.calibration import calibrated_prediction, content_free_prior
 from evalcore.errors import RecordError
 from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
@@ -24,8 +25,11 @@ from evalcore.stats import clopper_pearson, compare_paired
 __all__ = [
     "ARTICLE_RESULTS",
     "RESULTS",
+    "SMOLLM2_PARAMETERS",
     "ZHAO_2021_FIG2_RANGE",
+    "ZHAO_2021_MODEL_PARAMETERS",
     "ZHAO_2021_TABLE1",
+    "ZHAO_2021_TEST_ITEMS",
     "acc_norm_outcomes",
     "calibrated_outcomes",
     "comparison_rows",
@@ -48,6 +52,15 @@ ZHAO_2021_TABLE1: dict[int, tuple[float, float | None, float, float | None]] = {
 """Zhao et al. (2021), Table 1, SST-2, GPT-3 2.7B: shots -> (accuracy %, sd over 5 training
 sets, with contextual calibration %, sd). Their format is "Review: ...\nSentiment:", their
 test set 300 SST-2 test items. A citation, not a measurement of this book."""
+
+ZHAO_2021_TEST_ITEMS = 300
+"""Zhao et al. (2021) evaluated on 300 items sampled from each test set (their Sec. 4). A citation."""
+
+ZHAO_2021_MODEL_PARAMETERS = 2.7e9
+"""GPT-3 2.7B, the model of their Table 1. A citation."""
+
+SMOLLM2_PARAMETERS = 135e6
+"""SmolLM2-135M-Instruct: the book's model, by its published name."""
 
 ZHAO_2021_FIG2_RANGE = (54.3, 93.4)
 """Zhao et al. (2021), Fig. 2: SST-2 accuracy (%) of GPT-3 2.7B at 4 shots over 10 training
@@ -136,8 +149,10 @@ def positive_rate(record: Mapping[str, Any], condition: str) -> float:
 
 
 def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None) -> list[dict]:
-    """One row per condition: accuracy with its exact interval, positive rate, and the paired
-    comparison with ``reference`` (McNemar's exact p, the paired bootstrap interval)."""
+    """One row per condition: accuracy with its exact interval, positive rate, the AUC and the
+    calibrated accuracy (:func:`evalcore.book.views.view_row`; empty where there are no scores
+    or no content-free scores), and the paired comparison with ``reference`` (McNemar's exact
+    p, the paired bootstrap interval)."""
     ref = outcomes(record, reference)
     rows = []
     for name in names or list(record["conditions"]):
@@ -150,6 +165,10 @@ def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[s
             "95% CI": f"{lo:.2f}–{hi:.2f}",
             "predicted positive": f"{positive_rate(record, name):.2f}",
         }
+        views = view_row(record, name)  # the threshold-free view and the calibrated one beside it
+        cal = views["calibrated accuracy"]
+        row |= {"AUC": None if views["AUC"] is None else round(views["AUC"], 3),
+                "calibrated": None if cal is None else round(cal, 3)}  # fmt: skip
         if name != reference:
             c = compare_paired(out, ref)
             row |= {

@@ -164,6 +164,7 @@ PROMPT_FIELDS: dict[str, tuple[str, str]] = {
     "target_delimiter": ("api/task.py", "target_delimiter = self.config.target_delimiter"),
     "fewshot_delimiter": ("api/samplers.py", "self.fewshot_delimiter = self.config.fewshot_delimiter"),
     "num_fewshot": ("api/task.py", "if self.config.num_fewshot is None"),
+    "gen_prefix": ("api/task.py", "if (gen_prefix := self.config.gen_prefix) is not None:"),
 }
 """TaskConfig fields that enter the text the model sees, each with the line of the pinned harness that
 reads it into the prompt (found again at every build by :func:`prompt_field_sources`)."""

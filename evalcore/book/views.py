@@ -26,7 +26,7 @@ from evalcore.calibration import calibrated_prediction, content_free_prior
 from evalcore.errors import InvalidInputError
 from evalcore.experiment import condition_outcomes, condition_predictions
 
-__all__ = ["balanced_accuracy", "calibrated", "log_odds", "ranking", "view_row"]
+__all__ = ["balanced_accuracy", "calibrated", "log_odds", "ranking", "says_positive", "view_row"]
 
 
 def _labels(record: Mapping[str, Any]) -> dict[int, int]:
@@ -44,6 +44,16 @@ def log_odds(record: Mapping[str, Any], condition: str) -> list[float]:
     if "loglik" not in first:
         raise InvalidInputError(f"{condition!r} stored no scores (scored by generation); it has no log-odds")
     return [items[str(i)]["loglik"][1] - items[str(i)]["loglik"][0] for i in record["item_ids"]]
+
+
+def says_positive(record: Mapping[str, Any], condition: str) -> list[int]:
+    """Per item, in the record's order: 1 where the condition predicts "positive" (label 1), else 0.
+
+    The paired outcome for tests of *bias*: McNemar's or Cochran's test on it asks whether
+    conditions send different items to "positive", whatever the gold labels.
+    """
+    pred = condition_predictions(record["conditions"][condition])
+    return [int(pred[i] == 1) for i in record["item_ids"]]
 
 
 def ranking(record: Mapping[str, Any], condition: str, confidence: float = 0.95) -> AucEstimate:
