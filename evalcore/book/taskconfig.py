@@ -166,8 +166,7 @@ PROMPT_FIELDS: dict[str, tuple[str, str]] = {
     "num_fewshot": ("api/task.py", "if self.config.num_fewshot is None"),
     "gen_prefix": ("api/task.py", "if (gen_prefix := self.config.gen_prefix) is not None:"),
 }
-"""TaskConfig fields that enter the text the model sees, each with the line of the pinned harness that
-reads it into the prompt (found again at every build by :func:`prompt_field_sources`)."""
+"""TaskConfig fields that enter the prompt, each with the harness line that reads it (:func:`prompt_field_sources`)."""
 
 
 def prompt_field_sources() -> dict[str, SourceRef]:
