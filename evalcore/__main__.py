@@ -1,5 +1,5 @@
 """``python -m evalcore``: see :mod:`evalcore.cli`."""
 
-from evalcore.cli import main
+from evalcore.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -15,6 +15,7 @@ with what and why; 3 the system refused (an ``OSError``: permission, disk, path)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from evalcore._interrupt import sigint_watch
 from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
 from evalcore.models import DEFAULT_MODEL, MODELS
 
-__all__ = ["ITEM_SETS", "main", "resolve_items"]
+__all__ = ["ITEM_SETS", "entry", "main", "resolve_items"]
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -208,3 +209,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
                 return 3
             raise
+
+
+def entry() -> None:
+    """The ``evalcore`` command and ``python -m evalcore``: :func:`main`, then exit with its status.
+
+    After an interruption (status 130) the process leaves at once, without interpreter
+    finalization: the run has already recorded its claim as ``interrupted``. Once, a
+    command that had caught the interrupt and printed its message still died by SIGINT
+    (status -2) at exit; a likely cause is CPython's rule of re-raising SIGINT at exit when
+    a KeyboardInterrupt passed through code an extension ran with ``PyRun_*``, even though
+    it was caught later.
+    """
+    status = main()
+    if status == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(status)

@@ -76,7 +76,7 @@ def test_usage_error_exits_2_and_help_lists_the_exit_statuses(capsys):
 
 def test_console_script_is_declared_and_runs():
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "evalcore"]
-    assert script.value == "evalcore.cli:main"
+    assert script.value == "evalcore.cli:entry"
     exe = Path(sys.executable).with_name("evalcore")
     done = subprocess.run([str(exe), "run", "--help"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
