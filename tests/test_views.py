@@ -46,3 +46,34 @@ def test_balanced_accuracy_is_one_half_for_any_constant_prediction():
     assert balanced_accuracy([1, 1, 0, 1], [1, 0, 0, 0]) == pytest.approx((1 + 2 / 3) / 2)
     with pytest.raises(InvalidInputError, match="no item of class 0"):
         balanced_accuracy([1, 1], [1, 1])
+
+
+def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
+    from evalcore.auc import compare_auc
+    from evalcore.book.views import one_factor_rows
+    from evalcore.multiplicity import holm
+    from evalcore.stats import mcnemar_exact
+
+    steps = [("one demo", (a, "k=0"), (a, "set 0, k=1")), ("eight demos", (a, "k=0"), (a, "set 0, k=8"))]
+    rows = one_factor_rows(steps)
+    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    second = rows[1]
+    assert second["McNemar p"] == mcnemar_exact(outcomes(a, "set 0, k=8"), outcomes(a, "k=0")).p_value
+    delong = compare_auc(log_odds(a, "set 0, k=8"), log_odds(a, "k=0"), gold)
+    assert second["DeLong p"] == delong.p_value and second["AUC"] == f"{delong.auc_b:.2f} → {delong.auc_a:.2f}"
+    assert [r["DeLong p, Holm"] for r in rows] == holm([r["DeLong p"] for r in rows])
+    g = {**a, "item_ids": a["item_ids"][:-1]}
+    with pytest.raises(InvalidInputError, match="scored on other items"):
+        one_factor_rows([("x", (a, "k=0"), (g, "k=0"))])
+
+
+def test_sets_agree_rows_match_cochran_q_and_holm(a):
+    from evalcore.book.views import sets_agree_rows
+    from evalcore.cochran import cochran_q, permutation_p
+
+    groups = {k: [f"set {s}, k={k}" for s in range(5)] for k in (1, 8)}
+    rows = {r["group"]: r for r in sets_agree_rows(a, groups)}
+    eight = [outcomes(a, name) for name in groups[8]]
+    assert rows[8]["Q"] == cochran_q(eight).q and rows[8]["p (permutation)"] == permutation_p(eight)
+    assert rows[1]["items they disagree on"] == 0 and rows[1]["p (permutation)"] == 1.0
+    assert rows[8]["p (permutation, Holm)"] == min(1.0, 2 * rows[8]["p (permutation)"])  # two groups

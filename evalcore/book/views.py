@@ -21,12 +21,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.auc import AucEstimate, auc_ci
+from evalcore.auc import AucEstimate, auc_ci, compare_auc
 from evalcore.calibration import calibrated_prediction, content_free_prior
+from evalcore.cochran import cochran_q, permutation_p
 from evalcore.errors import InvalidInputError
 from evalcore.experiment import condition_outcomes, condition_predictions
+from evalcore.multiplicity import holm
+from evalcore.stats import mcnemar_exact
 
-__all__ = ["balanced_accuracy", "calibrated", "log_odds", "ranking", "says_positive", "view_row"]
+__all__ = [
+    "balanced_accuracy",
+    "calibrated",
+    "log_odds",
+    "one_factor_rows",
+    "ranking",
+    "says_positive",
+    "sets_agree_rows",
+    "view_row",
+]
 
 
 def _labels(record: Mapping[str, Any]) -> dict[int, int]:
@@ -108,3 +120,58 @@ def view_row(record: Mapping[str, Any], condition: str) -> dict[str, Any]:
     cal = calibrated(record, condition)
     row["calibrated accuracy"] = None if cal is None else sum(cal) / n
     return row
+
+
+Condition = tuple[Mapping[str, Any], str]
+"""A stored condition: ``(record, condition name)``."""
+
+
+def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[dict[str, Any]]:
+    """One row per step from one condition to another that differs in one factor, paired on the items.
+
+    Each row gives the counts correct, McNemar's exact p on the accuracy, the share
+    predicted positive, the two AUCs and DeLong's paired p, and both p-values adjusted
+    with Holm's procedure for the number of steps (the steps are one family of tests).
+
+    Raises:
+        InvalidInputError: two conditions of a step on other items, or without scores.
+    """
+    rows = []
+    for label, (rec_from, name_from), (rec_to, name_to) in steps:
+        if list(rec_from["item_ids"]) != list(rec_to["item_ids"]):
+            raise InvalidInputError(f"{label!r}: the two conditions are scored on other items")
+        labels = _labels(rec_from)
+        gold = [labels[i] for i in rec_from["item_ids"]]
+        before = condition_outcomes(rec_from["conditions"][name_from], labels, rec_from["item_ids"])
+        after = condition_outcomes(rec_to["conditions"][name_to], _labels(rec_to), rec_to["item_ids"])
+        rank = compare_auc(log_odds(rec_to, name_to), log_odds(rec_from, name_from), gold)
+        pos = [sum(says_positive(r, n)) / len(r["item_ids"]) for r, n in ((rec_from, name_from), (rec_to, name_to))]
+        rows.append({"one factor": label, "from → to correct": f"{sum(before)} → {sum(after)}",
+                     "McNemar p": mcnemar_exact(after, before).p_value,
+                     "predicted positive": f"{pos[0]:.2f} → {pos[1]:.2f}",
+                     "AUC": f"{rank.auc_b:.2f} → {rank.auc_a:.2f}", "DeLong p": rank.p_value})  # fmt: skip
+    for column in ("McNemar p", "DeLong p"):
+        for row, adjusted in zip(rows, holm([r[column] for r in rows]), strict=True):
+            row[f"{column}, Holm"] = adjusted
+    return rows
+
+
+def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str]]) -> list[dict[str, Any]]:
+    """Cochran's Q for each group of conditions scored on the same items (e.g. five demo sets at one k).
+
+    Each row gives the successes per condition, the number of items on which the group
+    disagrees, Q with its chi-square p, the seeded permutation p (:func:`evalcore.cochran.permutation_p`,
+    1.0 when no item is informative), and the permutation p adjusted with Holm's procedure
+    over the groups.
+    """
+    labels = _labels(record)
+    rows = []
+    for key, names in groups.items():
+        outs = [condition_outcomes(record["conditions"][name], labels, record["item_ids"]) for name in names]
+        q = cochran_q(outs)
+        rows.append({"group": key, "correct per condition": ", ".join(map(str, q.successes)),
+                     "items they disagree on": q.n_informative, "Q": q.q, "p (chi-square)": q.p_value,
+                     "p (permutation)": permutation_p(outs) if q.n_informative else 1.0})  # fmt: skip
+    for row, adjusted in zip(rows, holm([r["p (permutation)"] for r in rows]), strict=True):
+        row["p (permutation, Holm)"] = adjusted
+    return rows
