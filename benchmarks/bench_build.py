@@ -84,8 +84,7 @@ def _ceiling() -> float:
     """The median of three fp32 2048x2048 matmul rates (GFLOP/s), as bench_fair measures its ceiling."""
     import statistics
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_scoring import matmul_gflops
+    from evalcore.book.timeshares import matmul_gflops
 
     return statistics.median(matmul_gflops() for _ in range(3))
 
@@ -111,9 +110,8 @@ def main() -> int:
     parser.add_argument("--with-test", action="store_true", help="also time make test (as CI runs it)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
-    from evalcore._atomic import write_json_atomic
     from evalcore.numerics import arithmetic
+    from evalcore.records import write_json_atomic
 
     shared = ROOT.parent / "shared"
     with tempfile.TemporaryDirectory(prefix="evalbook-build-") as tmp:

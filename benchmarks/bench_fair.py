@@ -36,15 +36,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
-import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import matmul_gflops, train_sample
+from evalcore.book.timeshares import matmul_gflops
+from evalcore.selection import benchmark_train_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "fair.json"
 
@@ -148,7 +147,7 @@ def main() -> int:
     warm = time.perf_counter() - start
 
     train, validation = load_split("train"), load_split("validation")
-    rows = [train[i] for i in train_sample(args.train_items)]
+    rows = [train[i] for i in benchmark_train_ids(args.train_items)]
     task = build_task(train, validation)
     instances = []
     for row in rows:

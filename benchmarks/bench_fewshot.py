@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import train_sample
+from evalcore.selection import benchmark_train_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "fewshot.json"
 
@@ -66,18 +64,18 @@ def main() -> int:
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    from evalcore._atomic import write_json_atomic
     from evalcore._capture import captured
     from evalcore._progress import Progress
     from evalcore.demoprefix import score_on_shared_prefix
     from evalcore.models import load_model
     from evalcore.numerics import arithmetic
+    from evalcore.records import write_json_atomic
     from evalcore.resources import load_split
     from evalcore.scoring import MAX_LENGTH
 
     model, tokenizer = load_model()
     train = load_split("train")
-    order = train_sample(args.items + max(SHOTS))
+    order = benchmark_train_ids(args.items + max(SHOTS))
     demos = [train[i] for i in order[: max(SHOTS)]]
     items = [train[i] for i in order[max(SHOTS) :]]
     with captured([]):

@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import resource
-import sys
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -26,11 +26,17 @@ import torch
 from evalcore._capture import captured
 from evalcore.models import load_model
 from evalcore.prefix import score_requests_full, score_requests_shared
+from evalcore.records import write_json_atomic
 from evalcore.resources import load_split
 from evalcore.scoring import doc_to_text
+from evalcore.selection import benchmark_train_ids
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import timed, train_sample, write_json_atomic  # the sibling script's item order and writer
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
 
 CHOICES = (" very negative", " somewhat negative", " somewhat positive", " very positive")
 OUT = Path(__file__).resolve().parent / "results" / "prefix.json"
@@ -50,7 +56,7 @@ def main() -> int:
 
         lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
     train = load_split("train")
-    rows = [train[i] for i in train_sample(args.train_items)]
+    rows = [train[i] for i in benchmark_train_ids(args.train_items)]
     requests = [(doc_to_text(row.sentence), choice) for row in rows for choice in CHOICES]
     instances = [Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(requests)]
 

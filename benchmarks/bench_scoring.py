@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 
 from evalcore.batched import score_rows_batched
+from evalcore.book.timeshares import matmul_gflops
 from evalcore.harness import build_task, harness_requests
 from evalcore.models import load_model
 from evalcore.records import write_json_atomic
@@ -31,20 +32,6 @@ from evalcore.scoring import score_item
 from evalcore.selection import benchmark_train_ids, dev_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "scoring.json"
-
-
-def train_sample(n: int) -> list[int]:
-    """The first ``n`` train rows in the benchmarks' hash order (:func:`evalcore.selection.benchmark_train_ids`)."""
-    return benchmark_train_ids(n)
-
-
-def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    torch.mm(a, b)
-    start = time.perf_counter()
-    for _ in range(repeats):
-        torch.mm(a, b)
-    return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9
 
 
 def timed(fn):
@@ -65,7 +52,8 @@ def main() -> int:
     (model, tokenizer), load_s = timed(load_model)
     _, gguf_load_s = timed(lambda: load_model(use_cache=False))
     train, validation = load_split("train"), load_split("validation")
-    sets = {"train": [train[i] for i in train_sample(args.train_items)], "dev": [validation[i] for i in dev_ids()]}
+    sets = {"train": [train[i] for i in benchmark_train_ids(args.train_items)],
+            "dev": [validation[i] for i in dev_ids()]}
     task = build_task(train, validation)
     lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
     params = sum(p.numel() for p in model.parameters())

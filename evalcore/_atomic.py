@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["create_json_exclusive", "write_json_atomic", "write_text_atomic"]
+__all__ = ["create_json_exclusive", "create_text_exclusive", "write_json_atomic", "write_text_atomic"]
 
 
 def write_text_atomic(
@@ -54,6 +54,11 @@ def write_text_atomic(
     return path
 
 
+def _json_text(body: Any) -> str:
+    """The one JSON spelling of written files: sorted keys, indent 1, UTF-8, no NaN, a final newline."""
+    return json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: str = ".tmp-") -> Path:
     """Write ``body`` as JSON (sorted keys, indent 1, UTF-8) with :func:`write_text_atomic`.
 
@@ -62,12 +67,24 @@ def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: s
         ValueError: ``body`` holds NaN or an infinity (JSON has no spelling for them);
             nothing is written.
     """
-    text = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
-    return write_text_atomic(path, text, temp_prefix=temp_prefix, suffix=".json.tmp")
+    return write_text_atomic(path, _json_text(body), temp_prefix=temp_prefix, suffix=".json.tmp")
 
 
 def create_json_exclusive(path: str | os.PathLike[str], body: Any) -> Path:
-    """Create ``path`` holding ``body`` as JSON, in one step that fails if anything is there.
+    """Create ``path`` holding ``body`` as JSON (as :func:`write_json_atomic` writes it) with
+    :func:`create_text_exclusive`.
+
+    Raises:
+        FileExistsError, OSError: as :func:`create_text_exclusive`.
+        ValueError: ``body`` holds NaN or an infinity; nothing is written.
+    """
+    return create_text_exclusive(path, _json_text(body), suffix=".json.tmp")
+
+
+def create_text_exclusive(
+    path: str | os.PathLike[str], text: str, *, temp_prefix: str = ".tmp-", suffix: str = ".tmp"
+) -> Path:
+    """Create ``path`` holding ``text``, in one step that fails if anything is there.
 
     The text goes to a temporary file (flushed and fsynced), which is then hard-linked to
     ``path``: the link fails if ``path`` exists in any form, a dangling symbolic link
@@ -76,11 +93,9 @@ def create_json_exclusive(path: str | os.PathLike[str], body: Any) -> Path:
     Raises:
         FileExistsError: something is already at ``path``; nothing is changed.
         OSError: the directory cannot be written, or its file system has no hard links.
-        ValueError: ``body`` holds NaN or an infinity.
     """
     path = Path(path)
-    text = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json.tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=suffix, dir=path.parent)
     try:
         os.fchmod(fd, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -14,10 +14,10 @@ import errno
 import os
 import re
 import socket
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from evalcore._atomic import create_text_exclusive
 from evalcore.errors import RunInProgressError
 
 TEMP_PREFIX = ".run-"
@@ -96,22 +96,14 @@ def _create_with_owner(lock: Path) -> None:
         FileExistsError: something is already at ``lock`` (a dangling link included).
     """
     owner = f"{os.getpid()}\n"
-    fd, tmp = tempfile.mkstemp(prefix=f"{LOCK_NAME}.{os.getpid()}-", dir=lock.parent)
-    try:
-        os.fchmod(fd, 0o644)  # readable by another user's run, which must be able to see the owner
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(owner)
-        try:
-            os.link(tmp, lock)
-            return
-        except FileExistsError:
+    try:  # mode 0644: another user's run must be able to read the owner
+        create_text_exclusive(lock, owner, temp_prefix=f"{LOCK_NAME}.{os.getpid()}-")
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                raise
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
     # No hard links on this file system: an exclusive create, then the write. Here alone a
     # reader can find the lock empty for a moment; take_lock treats an empty lock as stale.
     fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)

@@ -23,9 +23,7 @@ marker exclusively, refusing whatever is already at either path (a dangling link
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any
 
 from evalcore._atomic import create_json_exclusive
 from evalcore.errors import RecordError, RecordExistsError
+from evalcore.records import is_finite_number, record_digest
 
 __all__ = [
     "GENERATION_FIELDS",
@@ -51,20 +50,10 @@ GENERATION_FIELDS = frozenset({"demos", "generated_sha256", "first_token", "n_to
 _CONDITION_FIELDS = {"protocol", "fingerprint", "items", "content_free", "items_sha256"}
 
 
-def _digest(body: Any) -> str:
-    """SHA-256 of ``body`` as sorted, compact JSON (floats as Python writes them, no NaN)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def condition_digest(condition: Mapping[str, Any]) -> str:
-    """The digest of one condition's stored numbers: its items and, when stored, its content-free scores."""
-    return _digest({"items": condition["items"], "content_free": condition.get("content_free")})
-
-
-def record_digest(record: Mapping[str, Any]) -> str:
-    """The digest of a whole record, without its own ``record_sha256``."""
-    return _digest({k: v for k, v in record.items() if k != "record_sha256"})
+    """The digest of one condition's stored numbers: its items and, when stored, its content-free scores
+    (in the encoding of a run record's self-digest, :func:`evalcore.records.record_digest`)."""
+    return record_digest({"items": condition["items"], "content_free": condition.get("content_free")})
 
 
 def with_digests(record: dict[str, Any]) -> dict[str, Any]:
@@ -77,15 +66,6 @@ def with_digests(record: dict[str, Any]) -> dict[str, Any]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an int too large for a double
-        return False
 
 
 def _item_problems(name: str, i: str, entry: Any, k: int, n_choices: int, generation: bool) -> list[str]:
@@ -103,11 +83,19 @@ def _item_problems(name: str, i: str, entry: Any, k: int, n_choices: int, genera
         problems.append(f"{where}: fields {sorted(entry)}, expected {sorted(expected)}")
     if not generation:
         scores = entry.get("loglik")
-        if not isinstance(scores, list) or len(scores) != n_choices or not all(_finite(x) for x in scores):
+        if not isinstance(scores, list) or len(scores) != n_choices or not all(is_finite_number(x) for x in scores):
             problems.append(f"{where}: needs {n_choices} finite scores, has {scores!r}")
     elif entry.get("parsed") not in (None, *range(n_choices)):
         problems.append(f"{where}: parsed label {entry.get('parsed')!r} is not an answer index")
     return problems
+
+
+def _or_problem(digest: Any, body: Any) -> str:
+    """``digest(body)``, or a text no stored digest equals when ``body`` has no canonical JSON (a NaN, a huge int)."""
+    try:
+        return str(digest(body))
+    except (ValueError, TypeError, RecursionError) as exc:
+        return f"(no digest: {exc})"
 
 
 def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[str]:
@@ -115,7 +103,7 @@ def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[st
     if not isinstance(cond, Mapping) or not {"protocol", "fingerprint", "items"} <= set(cond):
         return [f"{name}: not a condition (needs protocol, fingerprint and items)"]
     problems = [f"{name}: unexpected field {extra!r}" for extra in sorted(set(cond) - _CONDITION_FIELDS)]
-    if cond.get("items_sha256") != condition_digest(cond):
+    if cond.get("items_sha256") != _or_problem(condition_digest, cond):
         problems.append(f"{name}: items_sha256 is not the digest of its items; a stored number was edited")
     try:
         prompt, data = cond["protocol"]["prompt"], cond["protocol"]["data"]
@@ -133,7 +121,7 @@ def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[st
     for i in sorted(set(items) & wanted, key=int):
         problems += _item_problems(name, i, items[i], k, n_choices, generation)
     for cf, scores in (cond.get("content_free") or {}).items():
-        if not isinstance(scores, list) or len(scores) != n_choices or not all(_finite(x) for x in scores):
+        if not isinstance(scores, list) or len(scores) != n_choices or not all(is_finite_number(x) for x in scores):
             problems.append(f"{name}: content-free input {cf!r} needs {n_choices} finite scores, has {scores!r}")
     return problems
 
@@ -153,7 +141,7 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     if not isinstance(record, Mapping):
         return [f"a record is a JSON object, got {type(record).__name__}"]
     problems = []
-    if record.get("record_sha256") != record_digest(record):
+    if record.get("record_sha256") != _or_problem(record_digest, record):
         problems.append("record_sha256 is not the digest of the record; it was edited after it was written")
     item_ids = record.get("item_ids")
     if not isinstance(item_ids, list) or not all(_is_int(i) for i in item_ids) or len(set(item_ids)) != len(item_ids):

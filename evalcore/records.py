@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import math
 import os
 import socket
 from pathlib import Path
@@ -55,6 +56,7 @@ __all__ = [
     "RecordError",
     "begin_record",
     "create_json_exclusive",
+    "is_finite_number",
     "loads_strict",
     "mark_failed",
     "read_record",
@@ -77,6 +79,16 @@ the old record is replaced only by the new complete one, never by a claim."""
 
 UNFINISHED = ("incomplete", "failed", "interrupted")
 """Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
+
+
+def is_finite_number(value: Any) -> bool:
+    """A score as evalcore stores it: an int or float (never a bool), finite, and within a double's range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a double
+        return False
 
 
 def _existing(target: Path) -> tuple[str | None, dict[str, Any]]:

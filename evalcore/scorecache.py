@@ -22,8 +22,6 @@ refused. That digest detects an edit; it is not a seal, since anyone can recompu
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -31,7 +29,7 @@ from typing import Any
 
 from evalcore.errors import CacheKeyMismatchError, InvalidInputError
 from evalcore.fingerprint import canonical_json
-from evalcore.records import loads_strict, write_json_atomic
+from evalcore.records import is_finite_number, loads_strict, record_digest, write_json_atomic
 
 __all__ = ["SCORER_VERSION", "CacheKey", "CacheKeyMismatchError", "ScoreCache"]
 
@@ -146,7 +144,7 @@ def _checked_scores(key: CacheKey, loglik: Any, where: str) -> list[float]:
     if (
         not isinstance(loglik, (list, tuple))
         or len(loglik) != len(key.continuations_sha256)
-        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and _finite(x) for x in loglik)
+        or not all(is_finite_number(x) for x in loglik)
     ):
         raise InvalidInputError(
             f"{where}: need one finite number per candidate ({len(key.continuations_sha256)}), got {loglik!r}"
@@ -154,14 +152,6 @@ def _checked_scores(key: CacheKey, loglik: Any, where: str) -> list[float]:
     return [float(x) for x in loglik]
 
 
-def _finite(x: float) -> bool:
-    try:
-        return math.isfinite(x)
-    except OverflowError:  # an int too large for a double
-        return False
-
-
 def _entry_digest(key: dict[str, Any], scores: list[float]) -> str:
-    """SHA-256 of an entry's key and scores, as the file spells them (Python's float text, sorted keys)."""
-    text = json.dumps({"key": key, "loglik": scores}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """SHA-256 of an entry's key and scores, in the encoding of a run record's self-digest."""
+    return record_digest({"key": key, "loglik": scores})

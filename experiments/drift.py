@@ -57,16 +57,17 @@ the instruction sets the libraries may use change, they have a chance to travel.
 
 def worker(out: Path, train_items: int) -> None:
     """Score the items in this process's arithmetic and write their scores as JSON."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from bench_scoring import train_sample  # the benchmarks' documented train order
-
     from evalcore.models import load_model
     from evalcore.numerics import arithmetic
     from evalcore.prefix import score_requests_full
     from evalcore.records import write_json_atomic
     from evalcore.resources import load_split
     from evalcore.scoring import doc_to_text, score_item
-    from evalcore.selection import VALIDATION_SIZE, confirm_ids
+    from evalcore.selection import (
+        VALIDATION_SIZE,
+        benchmark_train_ids,  # the benchmarks' documented train order
+        confirm_ids,
+    )
 
     model, tokenizer = load_model()
     validation, train = load_split("validation"), load_split("train")
@@ -76,7 +77,7 @@ def worker(out: Path, train_items: int) -> None:
               for i in range(VALIDATION_SIZE) if i not in sealed}  # fmt: skip
     seconds_validation = time.perf_counter() - start
     multi = {}
-    for i in train_sample(train_items):
+    for i in benchmark_train_ids(train_items):
         requests = [(doc_to_text(train[i].sentence), c) for c in MULTI_TOKEN]
         multi[str(i)] = [r.loglik for r in score_requests_full(model, tokenizer, requests)]
     body = {"arithmetic": arithmetic(), "validation": scores, "multi_token": multi,

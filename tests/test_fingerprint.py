@@ -93,28 +93,28 @@ def test_every_stored_fingerprint_still_recomputes():
 RFC8785_NUMBERS = {  # Appendix B: IEEE 754 bits → the JSON text
     "0000000000000000": "0",
     "8000000000000000": "0",
-    "0000000000000001": "5e-324",
-    "8000000000000001": "-5e-324",
-    "7fefffffffffffff": "1.7976931348623157e+308",
-    "ffefffffffffffff": "-1.7976931348623157e+308",
-    "4340000000000000": "9007199254740992",
-    "c340000000000000": "-9007199254740992",
-    "4430000000000000": "295147905179352830000",
-    "44b52d02c7e14af5": "9.999999999999997e+22",
-    "44b52d02c7e14af6": "1e+23",
-    "44b52d02c7e14af7": "1.0000000000000001e+23",
-    "444b1ae4d6e2ef4e": "999999999999999700000",
-    "444b1ae4d6e2ef4f": "999999999999999900000",
-    "444b1ae4d6e2ef50": "1e+21",
-    "3eb0c6f7a0b5ed8c": "9.999999999999997e-7",
-    "3eb0c6f7a0b5ed8d": "0.000001",
-    "41b3de4355555553": "333333333.3333332",
-    "41b3de4355555554": "333333333.33333325",
-    "41b3de4355555555": "333333333.3333333",
-    "41b3de4355555556": "333333333.3333334",
-    "41b3de4355555557": "333333333.33333343",
-    "becbf647612f3696": "-0.0000033333333333333333",
-    "43143ff3c1cb0959": "1424953923781206.2",
+    "0000000000000001": "5e-324",  # exact: bit pattern in, shortest text out
+    "8000000000000001": "-5e-324",  # exact: bit pattern in, shortest text out
+    "7fefffffffffffff": "1.7976931348623157e+308",  # exact: bit pattern in, shortest text out
+    "ffefffffffffffff": "-1.7976931348623157e+308",  # exact: bit pattern in, shortest text out
+    "4340000000000000": "9007199254740992",  # exact: bit pattern in, shortest text out
+    "c340000000000000": "-9007199254740992",  # exact: bit pattern in, shortest text out
+    "4430000000000000": "295147905179352830000",  # exact: bit pattern in, shortest text out
+    "44b52d02c7e14af5": "9.999999999999997e+22",  # exact: bit pattern in, shortest text out
+    "44b52d02c7e14af6": "1e+23",  # exact: bit pattern in, shortest text out
+    "44b52d02c7e14af7": "1.0000000000000001e+23",  # exact: bit pattern in, shortest text out
+    "444b1ae4d6e2ef4e": "999999999999999700000",  # exact: bit pattern in, shortest text out
+    "444b1ae4d6e2ef4f": "999999999999999900000",  # exact: bit pattern in, shortest text out
+    "444b1ae4d6e2ef50": "1e+21",  # exact: bit pattern in, shortest text out
+    "3eb0c6f7a0b5ed8c": "9.999999999999997e-7",  # exact: bit pattern in, shortest text out
+    "3eb0c6f7a0b5ed8d": "0.000001",  # exact: bit pattern in, shortest text out
+    "41b3de4355555553": "333333333.3333332",  # exact: bit pattern in, shortest text out
+    "41b3de4355555554": "333333333.33333325",  # exact: bit pattern in, shortest text out
+    "41b3de4355555555": "333333333.3333333",  # exact: bit pattern in, shortest text out
+    "41b3de4355555556": "333333333.3333334",  # exact: bit pattern in, shortest text out
+    "41b3de4355555557": "333333333.33333343",  # exact: bit pattern in, shortest text out
+    "becbf647612f3696": "-0.0000033333333333333333",  # exact: bit pattern in, shortest text out
+    "43143ff3c1cb0959": "1424953923781206.2",  # exact: bit pattern in, shortest text out
 }
 
 

@@ -515,3 +515,12 @@ def test_the_lock_is_readable_by_others_and_an_unreadable_lock_is_never_taken(tm
     with pytest.raises(RunInProgressError, match="by a run this user cannot inspect"):
         begin_record(other, {})
     assert (other / LOCK_NAME).exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [(-1.5, True), (0, True), (True, False), (float("nan"), False), (float("-inf"), False), (-(10**400), False),
+     ("1.0", False), (None, False)],
+)  # fmt: skip
+def test_is_finite_number_is_the_one_rule_for_a_stored_score(value, ok):
+    assert records.is_finite_number(value) is ok

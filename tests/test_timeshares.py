@@ -107,3 +107,14 @@ def test_a_profiled_forward_pass_of_the_real_model_is_grouped_by_what_it_compute
     assert shares["log-softmax"]["calls"] == 1
     assert 0 < shares["outside the operators"]["share"] < 1
     assert math.isclose(sum(g["seconds"] for g in shares.values()), wall)
+
+
+def test_matmul_rate_is_a_positive_rate_and_refuses_empty_products():
+    import math
+
+    from evalcore.book.timeshares import matmul_gflops
+
+    rate = matmul_gflops(size=64, repeats=3)
+    assert rate > 0 and math.isfinite(rate)
+    with pytest.raises(ValueError, match="at least 1"):
+        matmul_gflops(size=0)

@@ -16,7 +16,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 
-__all__ = ["GROUPS", "OpTime", "from_profiler", "group_of", "product_rate", "time_shares"]
+__all__ = ["GROUPS", "OpTime", "from_profiler", "group_of", "matmul_gflops", "product_rate", "time_shares"]
 
 GROUPS = (
     "linear layers",
@@ -140,3 +140,25 @@ def product_rate(shares: dict[str, dict[str, float]], groups: Sequence[str] | No
     if seconds <= 0:
         raise InvalidInputError(f"no time was spent in {', '.join(names)}")
     return sum(shares[g]["gflop"] for g in names) / seconds
+
+
+def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:
+    """The rate of a square float32 matrix product on this machine (GFLOP/s): the benchmarks' ceiling.
+
+    One untimed product first, then ``repeats`` timed back to back; 2·size³ operations each.
+
+    Raises:
+        ValueError: a size or repeat count below 1.
+    """
+    import time
+
+    import torch
+
+    if size < 1 or repeats < 1:
+        raise ValueError(f"size and repeats must be at least 1, got {size!r} and {repeats!r}")
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    torch.mm(a, b)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        torch.mm(a, b)
+    return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9
