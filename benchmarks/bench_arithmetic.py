@@ -20,8 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalcore.numerics import ARITHMETIC_ENV, SECOND_ARITHMETIC
-from evalcore.records import write_json_atomic
+from evalcore.records.atomic import write_json_atomic
+from evalcore.records.machine import ARITHMETIC_ENV, SECOND_ARITHMETIC
 
 OUT = Path(__file__).resolve().parent / "results" / "arithmetic.json"
 
@@ -30,11 +30,11 @@ SETTINGS = {"native": {}, "pinned": dict(SECOND_ARITHMETIC)}
 
 _WORKER = """
 import json, time
-from evalcore.models import load_model
-from evalcore.numerics import arithmetic
-from evalcore.resources import load_split
-from evalcore.scoring import score_item
-from evalcore.selection import dev_ids
+from evalcore.models.loader import load_model
+from evalcore.records.machine import arithmetic
+from evalcore.sst2.rows import load_split
+from evalcore.scoring.loglik import score_item
+from evalcore.sst2.selection import dev_ids
 model, tokenizer = load_model()
 rows = [load_split("validation")[i] for i in dev_ids()]
 for row in rows:  # warm-up

@@ -43,7 +43,7 @@ from pathlib import Path
 import torch
 
 from evalcore.book.timeshares import matmul_gflops
-from evalcore.selection import benchmark_train_ids
+from evalcore.sst2.selection import benchmark_train_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "fair.json"
 
@@ -126,17 +126,16 @@ def main() -> int:
     if args.repeats < 3:
         parser.error("at least 3 repeats: a spread needs them")
 
-    from lm_eval.models.huggingface import HFLM
     from torch.profiler import ProfilerActivity, profile
 
-    from evalcore.batched import score_rows_batched
     from evalcore.book.timeshares import from_profiler, time_shares
-    from evalcore.harness import build_task, harness_requests
-    from evalcore.models import load_model
-    from evalcore.numerics import arithmetic
-    from evalcore.records import write_json_atomic
-    from evalcore.resources import load_split
-    from evalcore.scoring import MAX_LENGTH
+    from evalcore.harness.oracle import harness_lm
+    from evalcore.harness.registry import build_task, harness_requests
+    from evalcore.models.loader import load_model
+    from evalcore.records.atomic import write_json_atomic
+    from evalcore.records.machine import arithmetic
+    from evalcore.scoring import score_rows_batched
+    from evalcore.sst2.rows import load_split
 
     start = time.perf_counter()
     load_model(use_cache=False)
@@ -157,8 +156,7 @@ def main() -> int:
             assert inst.arguments == pair
             instances.append(inst)
     warm_instances = instances[: 2 * WARMUP_ROWS]
-    lms = {bs: HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=bs, max_length=MAX_LENGTH)
-           for bs in BATCH_SIZES}  # fmt: skip
+    lms = {bs: harness_lm(model, tokenizer, batch_size=bs) for bs in BATCH_SIZES}
 
     def harness(bs: int, which: list) -> list[tuple[float, float]]:
         out = lms[bs].loglikelihood(which, disable_tqdm=True)

@@ -5,7 +5,7 @@ row (benchmark hash order, never a validation item) shown the same k demos (othe
 train rows), so the two candidates " negative" / " positive" of each item follow a
 context that starts with the same k demos. lm-eval 0.4.9.2's HFLM scores the requests
 with its own ``loglikelihood`` at each of HARNESS_BATCH_SIZES; evalcore scores them with
-:func:`evalcore.demoprefix.score_on_shared_prefix` at each of PREFIX_BATCH_SIZES. Each
+:func:`evalcore.scoring.score_on_shared_demos` at each of PREFIX_BATCH_SIZES. Each
 (method, batch size) is warmed up once, then timed REPEATS times with the order of the
 methods rotating. Reports median, minimum and maximum items/s, the best of each side,
 the speed-up best against best, and the largest |Δ| and argmax agreement against the
@@ -24,7 +24,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from evalcore.selection import benchmark_train_ids
+from evalcore.sst2.selection import benchmark_train_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "fewshot.json"
 
@@ -37,7 +37,7 @@ WARMUP_ITEMS = 4
 
 def requests_for_shots(train: list, items: list, demos: list, k: int) -> list[tuple[str, str]]:
     """Each item's two requests, its context starting with the same k demos."""
-    from evalcore.conditions import Condition, context_for
+    from evalcore.part3.conditions import Condition, context_for
 
     cond = Condition(f"k{k}", k=k, sampler="fixed", demo_set=tuple(d.idx for d in demos[:k]))
     out = []
@@ -61,33 +61,26 @@ def main() -> int:
     if args.repeats < 3:
         parser.error("at least 3 repeats: a spread needs them")
 
-    from lm_eval.api.instance import Instance
-    from lm_eval.models.huggingface import HFLM
-
-    from evalcore._capture import captured
-    from evalcore._progress import Progress
-    from evalcore.demoprefix import score_on_shared_prefix
-    from evalcore.models import load_model
-    from evalcore.numerics import arithmetic
-    from evalcore.records import write_json_atomic
-    from evalcore.resources import load_split
-    from evalcore.scoring import MAX_LENGTH
+    from evalcore.harness.oracle import harness_lm, harness_loglikelihood
+    from evalcore.models.loader import load_model
+    from evalcore.progress import Progress
+    from evalcore.records.atomic import write_json_atomic
+    from evalcore.records.machine import arithmetic
+    from evalcore.scoring import score_on_shared_demos
+    from evalcore.sst2.rows import load_split
 
     model, tokenizer = load_model()
     train = load_split("train")
     order = benchmark_train_ids(args.items + max(SHOTS))
     demos = [train[i] for i in order[: max(SHOTS)]]
     items = [train[i] for i in order[max(SHOTS) :]]
-    with captured([]):
-        lms = {bs: HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=bs, max_length=MAX_LENGTH)
-               for bs in HARNESS_BATCH_SIZES}  # fmt: skip
+    lms = {bs: harness_lm(model, tokenizer, batch_size=bs) for bs in HARNESS_BATCH_SIZES}
 
     def harness(bs: int, reqs: list) -> list[float]:
-        instances = [Instance("loglikelihood", {}, pair, j) for j, pair in enumerate(reqs)]
-        return [float(ll) for ll, _ in lms[bs].loglikelihood(instances, disable_tqdm=True)]
+        return harness_loglikelihood(lms[bs], reqs)
 
     def prefix(bs: int, reqs: list) -> list[float]:
-        return [s.loglik for s in score_on_shared_prefix(model, tokenizer, reqs, batch_size=bs).scores]
+        return [s.loglik for s in score_on_shared_demos(model, tokenizer, reqs, batch_size=bs).scores]
 
     sides = {"harness": (harness, HARNESS_BATCH_SIZES), "evalcore_prefix": (prefix, PREFIX_BATCH_SIZES)}
     report: dict = {"items": len(items), "shots": {}}
@@ -112,7 +105,7 @@ def main() -> int:
         reference = scores["harness"]["1"]
         median = {n: {bs: statistics.median(v) for bs, v in t.items()} for n, t in times.items()}
         best = {n: max(m.items(), key=lambda kv: kv[1]) for n, m in median.items()}
-        shared = score_on_shared_prefix(model, tokenizer, reqs, batch_size=PREFIX_BATCH_SIZES[0])
+        shared = score_on_shared_demos(model, tokenizer, reqs, batch_size=PREFIX_BATCH_SIZES[0])
         report["shots"][str(k)] = {
             "items_per_s": times,
             "median": median,

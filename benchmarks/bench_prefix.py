@@ -23,13 +23,12 @@ from pathlib import Path
 
 import torch
 
-from evalcore._capture import captured
-from evalcore.models import load_model
-from evalcore.prefix import score_requests_full, score_requests_shared
-from evalcore.records import write_json_atomic
-from evalcore.resources import load_split
-from evalcore.scoring import doc_to_text
-from evalcore.selection import benchmark_train_ids
+from evalcore.models.loader import load_model
+from evalcore.records.atomic import write_json_atomic
+from evalcore.scoring import score_requests_full, score_requests_shared
+from evalcore.sst2.rows import load_split
+from evalcore.sst2.selection import benchmark_train_ids
+from evalcore.sst2.task import doc_to_text
 
 
 def timed(fn):
@@ -48,17 +47,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
-    from lm_eval.api.instance import Instance
+    from evalcore.harness.oracle import harness_instances, harness_lm
 
     model, tokenizer = load_model()
-    with captured([]):
-        from lm_eval.models.huggingface import HFLM
-
-        lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
+    lm = harness_lm(model, tokenizer)
     train = load_split("train")
     rows = [train[i] for i in benchmark_train_ids(args.train_items)]
     requests = [(doc_to_text(row.sentence), choice) for row in rows for choice in CHOICES]
-    instances = [Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(requests)]
+    instances = harness_instances(requests)
 
     harness_out, harness_s = timed(lambda: lm.loglikelihood(instances, disable_tqdm=True))
     official = [float(ll) for ll, _ in harness_out]

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import torch
 
-from evalcore.batched import score_rows_batched
 from evalcore.book.timeshares import matmul_gflops
-from evalcore.harness import build_task, harness_requests
-from evalcore.models import load_model
-from evalcore.records import write_json_atomic
-from evalcore.resources import load_split
-from evalcore.scoring import score_item
-from evalcore.selection import benchmark_train_ids, dev_ids
+from evalcore.harness.registry import build_task, harness_requests
+from evalcore.models.loader import load_model
+from evalcore.records.atomic import write_json_atomic
+from evalcore.scoring import score_rows_batched
+from evalcore.scoring.loglik import score_item
+from evalcore.sst2.rows import load_split
+from evalcore.sst2.selection import benchmark_train_ids, dev_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "scoring.json"
 
@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
-    from lm_eval.models.huggingface import HFLM
+    from evalcore.harness.oracle import harness_lm
 
     (model, tokenizer), load_s = timed(load_model)
     _, gguf_load_s = timed(lambda: load_model(use_cache=False))
@@ -55,7 +55,7 @@ def main() -> int:
     sets = {"train": [train[i] for i in benchmark_train_ids(args.train_items)],
             "dev": [validation[i] for i in dev_ids()]}
     task = build_task(train, validation)
-    lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
+    lm = harness_lm(model, tokenizer)
     params = sum(p.numel() for p in model.parameters())
     ceiling = matmul_gflops()
     report = {"items": {}, "batched": {}}

@@ -3,12 +3,28 @@
 Every name here is explained in a chapter of the book; each module's docstring says
 which. The notebooks and the command line (``evalcore``) call these same functions.
 
+The package is built in layers, one folder each; a layer imports only from the layers
+below it (``tests/test_layers.py`` enforces the order):
+
+0. ``errors``, ``progress``, ``capture``, ``hub``: the error family and the plumbing
+   every layer shares (progress bars, captured library noise, the offline-aware Hub);
+1. ``protocol``: the protocol tools (specification and fingerprint, digests, split
+   overlap, run ledger), torch-free, and all that ``import evalcore`` loads;
+2. ``sst2``: the GLUE SST-2 rows, the item selection and the task;
+3. ``models``: the model, located, checked, loaded and cached;
+4. ``scoring``: the independent scorer (one public surface over its fast paths),
+   few-shot prompts, calibration, generation;
+5. ``harness``: the pinned lm-evaluation-harness, driven and paired with the scorer;
+6. ``records``: run records (schema, atomic writes, claims), audit, re-check, numerics;
+7. ``part3``: Part III's conditions, experiments, records, grid, confirm rule, statistics;
+8. ``workflow``: one audited run end to end and the ``evalcore`` command;
+9. ``book``: what exists only to write the book's pages; nothing below imports it.
+
 The public surface is this module: the protocol tools, the workflow (locate and load
 the pinned resources, score, run both scorers into a record, read and audit it) and
-the error family. ``evalcore.book`` holds what exists only to write the book's pages;
-modules whose names start with an underscore are internal. Importing ``evalcore`` is
-light: the workflow's modules (and torch, transformers, lm-eval behind them) are
-imported on first use of one of their names.
+the error family. Modules whose names start with an underscore are internal. Importing
+``evalcore`` is light: the workflow's modules (and torch, transformers, lm-eval behind
+them) are imported on first use of one of their names.
 """
 
 from __future__ import annotations
@@ -20,14 +36,14 @@ from typing import Any
 from evalcore.errors import (
     EXIT_CODES,
     ArithmeticSettingError,
-    BoundaryError,
     CacheKeyMismatchError,
+    ContextNotPrefixError,
     DataIntegrityError,
     DataUnavailableError,
+    DocIdMismatchError,
     EvalcoreError,
     HarnessMismatchError,
     HubUnavailableError,
-    IdentityError,
     InvalidInputError,
     InvalidTypeError,
     ModelUnavailableError,
@@ -40,18 +56,26 @@ from evalcore.errors import (
     SealedItemError,
     UnavailableError,
 )
-from evalcore.fingerprint import ProtocolDifference, canonical_json, diff_protocols, protocol_fingerprint
-from evalcore.ledger import MERGE_POLICIES, STATUSES, ledger_record, merge_attempts, score_run
-from evalcore.numerics import ABS_TOL, Drift, arithmetic, compare_scores
-from evalcore.overlap import content_overlap, normalize_text, split_overlap
 from evalcore.protocol import (
+    MERGE_POLICIES,
+    STATUSES,
     BudgetSpec,
     DataSpec,
     EvalProtocol,
     HarnessSpec,
     ModelSpec,
     PromptSpec,
+    ProtocolDifference,
     ScoringSpec,
+    canonical_json,
+    content_overlap,
+    diff_protocols,
+    ledger_record,
+    merge_attempts,
+    normalize_text,
+    protocol_fingerprint,
+    split_overlap,
+    summarize_ledger,
 )
 
 try:
@@ -60,22 +84,26 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 _WORKFLOW = {
-    "load_model": "evalcore.models",
-    "locate_model": "evalcore.models",
-    "load_split": "evalcore.resources",
-    "verify_rows": "evalcore.resources",
-    "dev_ids": "evalcore.selection",
-    "confirm_ids": "evalcore.selection",
-    "check_ids": "evalcore.selection",
-    "score_item": "evalcore.scoring",
-    "score_items": "evalcore.scoring",
-    "run_official": "evalcore.harness",
-    "execute_run": "evalcore.run",
-    "build_protocol": "evalcore.run",
-    "read_record": "evalcore.records",
-    "write_record": "evalcore.records",
-    "audit_record": "evalcore.audit",
-    "AuditReport": "evalcore.audit",
+    "ABS_TOL": "evalcore.records.numerics",
+    "Drift": "evalcore.records.numerics",
+    "compare_scores": "evalcore.records.numerics",
+    "arithmetic": "evalcore.records.machine",
+    "load_model": "evalcore.models.loader",
+    "locate_model": "evalcore.models.loader",
+    "load_split": "evalcore.sst2.rows",
+    "verify_rows": "evalcore.sst2.rows",
+    "dev_ids": "evalcore.sst2.selection",
+    "confirm_ids": "evalcore.sst2.selection",
+    "check_ids": "evalcore.sst2.selection",
+    "score_item": "evalcore.scoring.loglik",
+    "score_items": "evalcore.scoring.loglik",
+    "run_official": "evalcore.harness.official",
+    "execute_run": "evalcore.workflow.run",
+    "build_protocol": "evalcore.workflow.run",
+    "read_record": "evalcore.records.store",
+    "write_record": "evalcore.records.store",
+    "audit_record": "evalcore.records.audit",
+    "AuditReport": "evalcore.records.report",
 }
 """Workflow names, imported from their module on first use (they pull in torch and lm-eval)."""
 
@@ -94,24 +122,22 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ABS_TOL",
     "EXIT_CODES",
     "MERGE_POLICIES",
     "STATUSES",
     "ArithmeticSettingError",
-    "BoundaryError",
+    "ContextNotPrefixError",
     "BudgetSpec",
     "CacheKeyMismatchError",
     "DataIntegrityError",
     "DataUnavailableError",
     "DataSpec",
-    "Drift",
     "EvalProtocol",
     "EvalcoreError",
     "HarnessMismatchError",
     "HarnessSpec",
     "HubUnavailableError",
-    "IdentityError",
+    "DocIdMismatchError",
     "InvalidInputError",
     "InvalidTypeError",
     "ModelSpec",
@@ -128,16 +154,14 @@ __all__ = [
     "SealedItemError",
     "UnavailableError",
     "__version__",
-    "arithmetic",
     "canonical_json",
-    "compare_scores",
     "content_overlap",
     "diff_protocols",
     "ledger_record",
     "merge_attempts",
     "normalize_text",
     "protocol_fingerprint",
-    "score_run",
+    "summarize_ledger",
     "split_overlap",
     *_WORKFLOW,
 ]

@@ -1,5 +1,5 @@
-"""``python -m evalcore``: see :mod:`evalcore.cli`."""
+"""``python -m evalcore``: see :mod:`evalcore.workflow.cli`."""
 
-from evalcore.cli import entry
+from evalcore.workflow.cli import entry
 
 entry()

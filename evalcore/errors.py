@@ -11,7 +11,8 @@ The command line maps them to exit statuses (:data:`EXIT_CODES`)::
 
     EvalcoreError
     ├── InvalidInputError (ValueError)        a value at the boundary is refused
-    │   ├── BoundaryError, PromptTooLongError a request the scorer cannot score as asked
+    │   ├── ContextNotPrefixError             the context's tokens do not start the request's tokens
+    │   ├── PromptTooLongError                a request longer than the model's window
     │   ├── CacheKeyMismatchError             a cache entry stored under another key
     │   ├── DataIntegrityError                data that are not the pinned rows
     │   ├── NotJSONError                      protocol data with no canonical JSON
@@ -19,7 +20,7 @@ The command line maps them to exit statuses (:data:`EXIT_CODES`)::
     │   │   └── SchemaVersionError            a record of another schema version
     │   └── SealedItemError                   a confirm item without an explicit unseal
     ├── InvalidTypeError (TypeError)          a value of the wrong type
-    ├── IdentityError (AssertionError)        a logged doc_id names another document
+    ├── DocIdMismatchError (AssertionError)   a logged doc_id names another document
     ├── DataUnavailableError (FileNotFoundError)  the SST-2 files are not where $EVALBOOK_SST2_DIR says
     ├── RecordExistsError (FileExistsError)   a complete record would be replaced
     │   └── RunInProgressError                a live process holds the directory's claim
@@ -35,14 +36,14 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "ArithmeticSettingError",
-    "BoundaryError",
     "CacheKeyMismatchError",
+    "ContextNotPrefixError",
     "DataIntegrityError",
     "DataUnavailableError",
+    "DocIdMismatchError",
     "EvalcoreError",
     "HarnessMismatchError",
     "HubUnavailableError",
-    "IdentityError",
     "InvalidInputError",
     "InvalidTypeError",
     "ModelUnavailableError",
@@ -69,7 +70,7 @@ class InvalidTypeError(EvalcoreError, TypeError):
     """A value of the wrong type at evalcore's boundary; the message names it."""
 
 
-class BoundaryError(InvalidInputError):
+class ContextNotPrefixError(InvalidInputError):
     """The context's tokens are not a prefix of the whole request's tokens."""
 
 
@@ -101,7 +102,7 @@ class SealedItemError(InvalidInputError):
     """A confirm item was about to be scored without an explicit unseal."""
 
 
-class IdentityError(EvalcoreError, AssertionError):
+class DocIdMismatchError(EvalcoreError, AssertionError):
     """A logged ``doc_id`` names a different item than the document logged with it."""
 
 

@@ -1,6 +1,6 @@
 """The capstone: choose a protocol on the dev items by a rule fixed in advance, then unseal the confirm set once.
 
-The rule (RULE below) was written and committed before any confirm item was scored, and
+The rule (evalcore.part3.confirm.RULE) was written and committed before any confirm item was scored, and
 before the dev results it is applied to existed. This command applies it to the dev
 records of experiments/part3.py, scores the chosen protocol and the zero-shot baseline on
 the 128 confirm items (unsealing them, recorded), and writes
@@ -13,90 +13,22 @@ is opened once, and the record says when.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evalcore.part3.confirm import BASELINE, EXPERIMENTS, RULE, choose, rule_sha256, verdict
+from evalcore.part3.grid import conditions
 
-from part3 import OUT, conditions
+OUT = Path(__file__).resolve().parent / "results" / "part3"
 
 RECORD = OUT / "confirm.json"
 
 MARKER = OUT / "confirm.unsealing"
-"""Created exclusively (evalcore.experiment_record.open_once) before the first confirm item is
+"""Created exclusively (evalcore.part3.record.open_once) before the first confirm item is
 scored: a run that dies half-way still leaves a record that the set was opened, and no second run
 starts, whatever stands at either path (a dangling link too)."""
-
-EXPERIMENTS = ("a", "b", "c", "e", "f")
-"""The dev records the rule chooses among."""
-
-BASELINE = "k=0"
-"""The zero-shot condition: the book's measurement of Part I."""
-
-RULE = """\
-Candidates: every likelihood-scored condition of experiments a, b, c, e and f on the 64 dev
-items (greedy generation is not a candidate: it is not a scoring rule of the sst2 task; and
-contextual calibration is not a condition of its own).
-Choose the candidate with the highest dev accuracy. Among equal accuracies, choose the one
-with fewer demos; then the one listed first (experiments in the order a, b, c, e, f, and
-conditions in the order each experiment lists them).
-On the 128 confirm items, score the chosen protocol and the zero-shot baseline (k=0, the
-harness's format), and report each accuracy with its exact 95% interval, McNemar's exact p
-for the pair, and the seeded paired-bootstrap 95% interval of the difference. The dev
-advantage "held" if the confirm difference has the same sign as the dev difference and its
-paired interval excludes zero; "did not hold" otherwise.
-"""
-
-
-def choose(records: dict[str, dict]) -> tuple[str, str, dict[str, float]]:
-    """Apply RULE to the dev records: ``(experiment, condition name, {candidate: dev accuracy})``."""
-    from evalcore.experiment import condition_outcomes
-
-    ranked = []
-    position = 0
-    accuracies = {}
-    for exp in EXPERIMENTS:
-        rec = records[exp]
-        labels = {int(k): v for k, v in rec["labels"].items()}
-        for name in rec["order"]:  # as the experiment lists them (the stored mapping is key-sorted)
-            cond = rec["conditions"][name]
-            position += 1
-            if "generation" in cond["protocol"]["scoring"]["rule"]:
-                continue
-            acc = sum(condition_outcomes(cond, labels, rec["item_ids"])) / len(rec["item_ids"])
-            accuracies[f"{exp}: {name}"] = acc
-            ranked.append((-acc, cond["protocol"]["prompt"]["num_fewshot"], position, exp, name))
-    _, _, _, exp, name = min(ranked)
-    return exp, name, accuracies
-
-
-def verdict(chosen: list[int], baseline: list[int], dev_difference: float) -> dict:
-    """RULE's report: accuracies, McNemar's p, the paired interval, and whether the dev advantage held.
-
-    The bootstrap uses :func:`evalcore.stats.compare_paired`'s defaults (seed 0, 10,000
-    resamples), fixed in code before the rule was applied. With no dev advantage (a dev
-    difference of zero or less, e.g. the baseline chosen) there is nothing to hold.
-    """
-    from evalcore.stats import compare_paired
-
-    c = compare_paired(chosen, baseline)
-    excludes_zero = c.difference_ci[0] > 0 or c.difference_ci[1] < 0
-    held = dev_difference > 0 and c.difference > 0 and excludes_zero
-    return {
-        "n": c.n,
-        "correct": {"chosen": c.correct_a, "baseline": c.correct_b},
-        "ci": {"chosen": list(c.ci_a), "baseline": list(c.ci_b)},
-        "difference": c.difference,
-        "difference_ci": list(c.difference_ci),
-        "bootstrap": {"seed": 0, "resamples": 10_000},
-        "mcnemar": {"only_chosen": c.mcnemar.only_a, "only_baseline": c.mcnemar.only_b, "p": c.mcnemar.p_value},
-        "dev_difference": dev_difference,
-        "held": held,
-    }
-
 
 def main() -> int:
     from evalcore.errors import RecordExistsError
@@ -109,19 +41,19 @@ def main() -> int:
 
 
 def _unseal() -> int:
-    from evalcore.experiment_record import open_once, with_digests
+    from evalcore.part3.record import open_once, with_digests
 
     if any(os.path.lexists(path) for path in (RECORD, MARKER)):  # refused before the model loads
         open_once(MARKER, RECORD, {})  # raises, naming what is there
-    from evalcore.conditions import protocol_for
-    from evalcore.experiment import condition_outcomes, run_condition
-    from evalcore.models import DEFAULT_MODEL, load_model
-    from evalcore.numerics import arithmetic
-    from evalcore.protocol import EvalProtocol
-    from evalcore.records import create_json_exclusive
-    from evalcore.resources import load_split, verify_rows
-    from evalcore.run import build_protocol
-    from evalcore.selection import confirm_ids
+    from evalcore.models.loader import DEFAULT_MODEL, load_model
+    from evalcore.part3.conditions import protocol_for
+    from evalcore.part3.experiment import condition_outcomes, run_condition
+    from evalcore.protocol.spec import EvalProtocol
+    from evalcore.records.atomic import create_json_exclusive
+    from evalcore.records.machine import arithmetic
+    from evalcore.sst2.rows import load_split, verify_rows
+    from evalcore.sst2.selection import confirm_ids
+    from evalcore.workflow.run import build_protocol
 
     records = {exp: json.loads((OUT / f"{exp}.json").read_text()) for exp in EXPERIMENTS}
     exp, name, accuracies = choose(records)
@@ -151,7 +83,7 @@ def _unseal() -> int:
     dev_base = condition_outcomes(records["a"]["conditions"][BASELINE], dev_labels, records["a"]["item_ids"])
     record = {
         "rule": RULE,
-        "rule_sha256": hashlib.sha256(RULE.encode("utf-8")).hexdigest(),
+        "rule_sha256": rule_sha256(),
         "dev_accuracies": accuracies,
         "chosen": {
             "experiment": exp,

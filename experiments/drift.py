@@ -24,13 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from evalcore.records.numerics import MULTI_TOKEN
+
 OUT = Path(__file__).resolve().parent / "results" / "drift.json"
 
 TRAIN_ITEMS = 100
 """Train rows scored with multi-token candidates (benchmark hash order)."""
 
-MULTI_TOKEN = (" very negative", " somewhat negative", " somewhat positive", " very positive")
-"""Candidates of two or more tokens: the sums run over several positions."""
 
 ARITHMETICS: dict[str, dict[str, str]] = {
     "native": {},
@@ -57,17 +57,18 @@ the instruction sets the libraries may use change, they have a chance to travel.
 
 def worker(out: Path, train_items: int) -> None:
     """Score the items in this process's arithmetic and write their scores as JSON."""
-    from evalcore.models import load_model
-    from evalcore.numerics import arithmetic
-    from evalcore.prefix import score_requests_full
-    from evalcore.records import write_json_atomic
-    from evalcore.resources import load_split
-    from evalcore.scoring import doc_to_text, score_item
-    from evalcore.selection import (
+    from evalcore.models.loader import load_model
+    from evalcore.records.atomic import write_json_atomic
+    from evalcore.records.machine import arithmetic
+    from evalcore.scoring import score_requests_full
+    from evalcore.scoring.loglik import score_item
+    from evalcore.sst2.rows import load_split
+    from evalcore.sst2.selection import (
         VALIDATION_SIZE,
         benchmark_train_ids,  # the benchmarks' documented train order
         confirm_ids,
     )
+    from evalcore.sst2.task import doc_to_text
 
     model, tokenizer = load_model()
     validation, train = load_split("validation"), load_split("train")
@@ -102,8 +103,8 @@ def _quantiles(values: list[float]) -> dict[str, float]:
 
 def summarise(runs: dict[str, dict]) -> dict:
     """Every arithmetic against the native one, and the pinned pair against each other."""
-    from evalcore.numerics import ABS_TOL, compare_scores
-    from evalcore.selection import dev_ids
+    from evalcore.records.numerics import ABS_TOL, compare_scores
+    from evalcore.sst2.selection import dev_ids
 
     dev = set(dev_ids())
 
@@ -141,7 +142,7 @@ def summarise(runs: dict[str, dict]) -> dict:
 
 def _environment(settings: dict[str, str]) -> dict[str, str]:
     """This process's environment without any inherited arithmetic variable, plus ``settings``."""
-    from evalcore.numerics import ARITHMETIC_ENV
+    from evalcore.records.machine import ARITHMETIC_ENV
 
     return {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | settings
 
@@ -160,7 +161,7 @@ def main() -> int:
         return 0
     if (args.summarise_only or args.only) and not args.raw:
         parser.error("--summarise-only and --only read the other arithmetics' scores from --raw DIR")
-    from evalcore.records import write_json_atomic
+    from evalcore.records.atomic import write_json_atomic
 
     runs = {}
     with tempfile.TemporaryDirectory() as tmp:

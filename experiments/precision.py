@@ -1,11 +1,11 @@
 """Precision as a protocol variable: the same weights and prompts in float32, bfloat16 and float16.
 
 Scores every validation item outside the sealed confirm set with the audit's batch-1
-scorer (:func:`evalcore.scoring.score_item`), once per dtype, in one process: the
+scorer (:func:`evalcore.scoring.loglik.score_item`), once per dtype, in one process: the
 GGUF weights are loaded once (dequantized to float32) and cast. Log-softmax and the
 sum over candidate tokens run in the model's dtype, as in the harness. Then a seeded
 sample of CHECK_ITEMS items is scored again in a second process under the second
-arithmetic (``evalcore.numerics.SECOND_ARITHMETIC``), so the record carries how far
+arithmetic (``evalcore.records.machine.SECOND_ARITHMETIC``), so the record carries how far
 each dtype's scores move between arithmetics; the chapter's build check uses that.
 
 Writes experiments/results/precision.json (ids, labels, scores, fingerprints; no
@@ -28,10 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "results" / "precision.json"
+from evalcore.records.recheck import DTYPES
+from evalcore.sst2.selection import unsealed_ids
 
-DTYPES = ("float32", "bfloat16", "float16")
-"""The reference first; each other dtype is compared with it."""
+OUT = Path(__file__).resolve().parent / "results" / "precision.json"
 
 CHECK_ITEMS = 64
 """Items re-scored under the second arithmetic, drawn with CHECK_SEED."""
@@ -42,12 +42,6 @@ CHECK_SEED = "precision-check"
 COMMAND = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python experiments/precision.py"
 
 
-def unsealed_ids() -> list[int]:
-    """Every validation idx outside the confirm set, ascending."""
-    from evalcore.selection import VALIDATION_SIZE, confirm_ids
-
-    sealed = set(confirm_ids())
-    return [i for i in range(VALIDATION_SIZE) if i not in sealed]
 
 
 def check_ids() -> list[int]:
@@ -61,14 +55,14 @@ def worker(out: Path, ids: list[int]) -> None:
 
     import torch
 
-    from evalcore.fingerprint import protocol_fingerprint
-    from evalcore.models import DEFAULT_MODEL, load_model
-    from evalcore.numerics import arithmetic
-    from evalcore.records import write_json_atomic
-    from evalcore.resources import load_split, verify_rows
-    from evalcore.run import build_protocol
-    from evalcore.scoring import score_item
-    from evalcore.selection import check_ids as check_unsealed
+    from evalcore.models.loader import DEFAULT_MODEL, load_model
+    from evalcore.protocol.fingerprint import protocol_fingerprint
+    from evalcore.records.atomic import write_json_atomic
+    from evalcore.records.machine import arithmetic
+    from evalcore.scoring.loglik import score_item
+    from evalcore.sst2.rows import load_split, verify_rows
+    from evalcore.sst2.selection import check_ids as check_unsealed
+    from evalcore.workflow.run import build_protocol
 
     ids = check_unsealed(ids)  # the confirm set stays sealed
     validation = load_split("validation")
@@ -89,7 +83,7 @@ def worker(out: Path, ids: list[int]) -> None:
 
 
 def _environment(settings: dict[str, str]) -> dict[str, str]:
-    from evalcore.numerics import ARITHMETIC_ENV
+    from evalcore.records.machine import ARITHMETIC_ENV
 
     return {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | settings
 
@@ -104,8 +98,8 @@ def _run_worker(path: Path, ids: list[int], settings: dict[str, str]) -> dict:
 
 def summarise(native: dict, second: dict) -> dict:
     """The record: scores per dtype, and each dtype's drift between the two arithmetics."""
-    from evalcore.numerics import compare_scores
-    from evalcore.resources import load_split
+    from evalcore.records.numerics import compare_scores
+    from evalcore.sst2.rows import load_split
 
     validation = load_split("validation")
     ids = unsealed_ids()
@@ -121,7 +115,7 @@ def summarise(native: dict, second: dict) -> dict:
         "command": COMMAND,
         "created": datetime.date.today().isoformat(),
         "ids": ids,
-        "excluded": "the confirm set (evalcore.selection.confirm_ids) stays sealed",
+        "excluded": "the confirm set (evalcore.sst2.selection.confirm_ids) stays sealed",
         "labels": {str(i): validation[i].label for i in ids},
         "fingerprints": native["fingerprints"],
         "scores": native["scores"],
@@ -140,8 +134,8 @@ def main() -> int:
     if args.worker:
         worker(args.worker, json.loads(args.ids.read_text()))
         return 0
-    from evalcore.numerics import SECOND_ARITHMETIC
-    from evalcore.records import write_json_atomic
+    from evalcore.records.atomic import write_json_atomic
+    from evalcore.records.machine import SECOND_ARITHMETIC
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

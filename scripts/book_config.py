@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from evalcore._atomic import write_text_atomic
+from evalcore.records.atomic import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = "https://mybinder.org"

@@ -161,7 +161,8 @@ def threads_per_worker(workers: int) -> int:
 
 def warm_model_cache() -> None:
     """Convert the GGUF model once, before the kernels start, so they do not all convert it at once."""
-    from evalcore.models import MANIFEST, cache_entry
+    from evalcore.models.cache import MANIFEST
+    from evalcore.models.loader import cache_entry
 
     if not (cache_entry() / MANIFEST).is_file():
         print("execute_pages: the model cache is empty; converting the GGUF model once first", flush=True)

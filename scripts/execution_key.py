@@ -73,7 +73,7 @@ def refresh(cache_dir: Path, key: dict[str, str]) -> str:
     if cache_dir.exists():
         shutil.rmtree(cache_dir)
     cache_dir.mkdir(parents=True)
-    from evalcore._atomic import write_json_atomic
+    from evalcore.records.atomic import write_json_atomic
 
     write_json_atomic(stored_path, key)
     return f"dropped ({changed})"

@@ -13,8 +13,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from evalcore._atomic import write_text_atomic
-from evalcore.resources import SPLITS, _read_tsv, data_dir, row_sha256, sha256_file, split_digest
+from evalcore.protocol.digest import sha256_file
+from evalcore.records.atomic import write_text_atomic
+from evalcore.sst2.rows import SPLITS, data_dir, read_tsv, row_sha256, split_digest
 
 # SHA-256 of GLUE's files as recorded in the data's PROVENANCE.md.
 GLUE_FILE_SHA256 = {
@@ -33,7 +34,7 @@ def main() -> int:
         if actual != GLUE_FILE_SHA256[filename]:
             print(f"{path}: sha256 {actual} is not the recorded {GLUE_FILE_SHA256[filename]}", file=sys.stderr)
             return 1
-        rows = _read_tsv(path)
+        rows = read_tsv(path)
         hashes = [row_sha256(r.idx, r.sentence, r.label) for r in rows]
         keep = hashes if split == "validation" else [h[:TRAIN_PREFIX] for h in hashes]
         name = f"sst2-{split}.rowhash.txt"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from evalcore.resources import DATA_ENV
+from evalcore.sst2.rows import DATA_ENV
 
 # Fuzzing budgets. "ci" is the default and is derandomized, so a CI run is repeatable;
 # "deep" (HYPOTHESIS_PROFILE=deep) is for a long local search with fresh random inputs.
@@ -26,21 +26,21 @@ def sst2_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def validation(sst2_dir):
-    from evalcore.resources import load_split
+    from evalcore.sst2.rows import load_split
 
     return load_split("validation")
 
 
 @pytest.fixture(scope="session")
 def train(sst2_dir):
-    from evalcore.resources import load_split
+    from evalcore.sst2.rows import load_split
 
     return load_split("train")
 
 
 @pytest.fixture(scope="session")
 def model_and_tokenizer():
-    from evalcore.models import load_model
+    from evalcore.models.loader import load_model
 
     return load_model()
 
@@ -48,7 +48,7 @@ def model_and_tokenizer():
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory, sst2_dir):
     """A real smoke run (4 items independent, 2 official), written to disk."""
-    from evalcore.run import execute_run
+    from evalcore.workflow.run import execute_run
 
     return execute_run(tmp_path_factory.mktemp("smoke"), smoke=True)
 
@@ -56,8 +56,8 @@ def smoke_run(tmp_path_factory, sst2_dir):
 @pytest.fixture(scope="session")
 def unsorted_run(tmp_path_factory, sst2_dir):
     """A real run of three dev items passed to the harness unsorted (the doc_id bug path)."""
-    from evalcore.run import execute_run
-    from evalcore.selection import dev_ids
+    from evalcore.sst2.selection import dev_ids
+    from evalcore.workflow.run import execute_run
 
     return execute_run(tmp_path_factory.mktemp("unsorted"), ids=dev_ids()[:3], sort_ids=False)
 

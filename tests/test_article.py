@@ -6,7 +6,7 @@ import pytest
 
 from evalcore.book.article import free_pool, item_set_spread, other_item_sets, prepend_effect
 from evalcore.errors import InvalidInputError
-from evalcore.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
+from evalcore.sst2.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
 
 
 def test_pool_is_every_item_but_dev_and_confirm():

@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evalcore.auc import auc, auc_ci, compare_auc
 from evalcore.errors import InvalidInputError
+from evalcore.part3.auc import auc, auc_ci, compare_auc
 
 
 def _cases(seed: int, n: int, ties: bool) -> tuple[list[float], list[int]]:

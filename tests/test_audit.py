@@ -6,10 +6,11 @@ import shutil
 
 import pytest
 
-from evalcore.audit import ABS_TOL, audit_record
-from evalcore.cli import main
-from evalcore.records import read_record
-from evalcore.selection import dev_ids
+from evalcore.records.audit import audit_record
+from evalcore.records.numerics import ABS_TOL
+from evalcore.records.store import read_record
+from evalcore.sst2.selection import dev_ids
+from evalcore.workflow.cli import main
 
 pytestmark = pytest.mark.model
 
@@ -17,9 +18,9 @@ pytestmark = pytest.mark.model
 def test_smoke_record_passes_all_three_levels(smoke_run, validation, model_and_tokenizer):
     path, _ = smoke_run
     model, tok = model_and_tokenizer
-    report = audit_record(read_record(path), rows=validation, tokenizer=tok, model=model)
+    report = audit_record(read_record(path), level=3, rows=validation, tokenizer=tok, model=model)
     assert report.ok, report.levels
-    assert list(report.levels) == ["1 stored scores", "2 prompts re-encoded", "3 forward pass re-run"]
+    assert list(report.levels) == [1, 2, 3]
     assert report.items == 2 and report.scores == 4
     assert report.max_abs_diff <= ABS_TOL and report.max_abs_diff_rerun <= ABS_TOL
     # Same process, same arithmetic: the policy is bit-identical, and the verdict says so.
@@ -50,7 +51,7 @@ def test_changed_score_caught_at_level_1(smoke_run, tmp_path):
     item = next(it for it in edited["items"] if it["official"] is not None)
     item["official"]["loglik"][1] += 0.01
     report = audit_record(edited)
-    assert not report.ok and any("|Δ|=0.01" in p for p in report.levels["1 stored scores"])
+    assert not report.ok and any("|Δ|=0.01" in p for p in report.levels[1])
 
 
 def test_removed_item_caught(smoke_run):
@@ -64,7 +65,7 @@ def test_removed_item_caught(smoke_run):
 def test_changed_fingerprint_caught(smoke_run):
     _, record = smoke_run
     report = audit_record({**record, "fingerprint": "0" * 64})
-    assert report.levels["1 stored scores"] == ["fingerprint does not match the recorded protocol"]
+    assert report.levels[1] == ["fingerprint does not match the recorded protocol"]
 
 
 def test_cli_exit_codes(smoke_run, unsorted_run, tmp_path, capsys):
@@ -97,7 +98,7 @@ def test_cli_audit_levels_2_and_3(smoke_run, capsys):
 
 
 def test_cli_run_unsealed_confirm_item_is_recorded(tmp_path, capsys):
-    from evalcore.selection import confirm_ids
+    from evalcore.sst2.selection import confirm_ids
 
     item = confirm_ids()[0]
     assert main(["run", "--items", str(item), "--out", str(tmp_path / "refused")]) == 2
@@ -114,9 +115,9 @@ def test_same_arithmetic_that_does_not_reproduce_the_bits_is_a_problem(smoke_run
     edited = copy.deepcopy(record)
     edited["items"][0]["independent"]["loglik"][0] += 1e-7  # far inside the tolerance
     model, tok = model_and_tokenizer
-    report = audit_record(edited, rows=validation, tokenizer=tok, model=model)
-    assert report.arithmetic_changes == [] and report.levels["1 stored scores"] == []
-    (problem,) = report.levels["3 forward pass re-run"]
+    report = audit_record(edited, level=3, rows=validation, tokenizer=tok, model=model)
+    assert report.arithmetic_changes == [] and report.levels[1] == []
+    (problem,) = report.levels[3]
     assert "the re-run used the record's own arithmetic, yet independent scores moved" in problem
 
 
@@ -126,7 +127,7 @@ def test_another_recorded_arithmetic_is_judged_by_the_tolerance(smoke_run, valid
     edited["environment"]["arithmetic"]["cpu_capability"] = "SOME-OTHER-CPU"
     edited["items"][0]["independent"]["loglik"][0] += 1e-7
     model, tok = model_and_tokenizer
-    report = audit_record(edited, rows=validation, tokenizer=tok, model=model)
+    report = audit_record(edited, level=3, rows=validation, tokenizer=tok, model=model)
     assert report.ok, report.levels
     native = record["environment"]["arithmetic"]["cpu_capability"]
     assert report.arithmetic_changes == [f"cpu_capability: 'SOME-OTHER-CPU' -> {native!r}"]
@@ -141,4 +142,4 @@ def test_a_nan_official_score_is_a_problem_not_a_crash(smoke_run):
     item["official"]["loglik"][0] = "nan"
     report = audit_record(edited)
     expected = f"item {item['item_id']}: a logged official score is NaN"
-    assert not report.ok and expected in report.levels["1 stored scores"]
+    assert not report.ok and expected in report.levels[1]

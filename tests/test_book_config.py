@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from script_modules import load
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-from book_config import BINDER, COLAB, ConfigError, launch_config  # noqa: E402 - a script, not a package
+_script = load("scripts/book_config.py")
+BINDER, COLAB, ConfigError, launch_config = _script.BINDER, _script.COLAB, _script.ConfigError, _script.launch_config
 
 BASE = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 

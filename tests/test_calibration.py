@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from evalcore.calibration import answer_probabilities, calibrated_prediction, content_free_prior
-from evalcore.generation import parse_label
+from evalcore.scoring.calibration import answer_probabilities, calibrated_prediction, content_free_prior
+from evalcore.scoring.generation import parse_label
 
 
 def test_answer_probabilities_are_a_softmax_over_the_answers():

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore._capture import captured, is_recorded_origin
+from evalcore.capture import captured, is_recorded_origin
 
 
 def _warn_here(category: type[Warning] = UserWarning) -> int:

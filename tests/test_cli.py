@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.cli import main, resolve_items
 from evalcore.errors import EXIT_CODES, InvalidInputError
-from evalcore.records import read_record
-from evalcore.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
+from evalcore.records.store import read_record
+from evalcore.sst2.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
+from evalcore.workflow.cli import main, resolve_items
 
 
 def test_item_sets_resolve_to_the_committed_selection():
@@ -76,7 +76,7 @@ def test_usage_error_exits_2_and_help_lists_the_exit_statuses(capsys):
 
 def test_console_script_is_declared_and_runs():
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "evalcore"]
-    assert script.value == "evalcore.cli:entry"
+    assert script.value == "evalcore.workflow.cli:entry"
     exe = Path(sys.executable).with_name("evalcore")
     done = subprocess.run([str(exe), "run", "--help"], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
@@ -91,7 +91,7 @@ def test_prepare_verifies_model_data_and_selection(capsys):
 
 
 def test_prepare_fails_when_the_committed_selection_is_not_the_hash_order(monkeypatch, capsys):
-    from evalcore import selection
+    from evalcore.sst2 import selection
 
     committed = selection.committed_selection()
     swapped = {**committed, "dev": [committed["confirm"][0], *committed["dev"][1:]]}
@@ -107,7 +107,7 @@ def test_ctrl_c_that_a_library_turns_into_another_error_is_recorded_as_an_interr
     import os
     import signal
 
-    import evalcore.run
+    import evalcore.workflow.run
 
     def load_that_swallows_ctrl_c(*args, **kwargs):
         try:
@@ -115,7 +115,7 @@ def test_ctrl_c_that_a_library_turns_into_another_error_is_recorded_as_an_interr
         except KeyboardInterrupt:
             raise ImportError("requires the protobuf library") from None
 
-    monkeypatch.setattr(evalcore.run, "_execute", load_that_swallows_ctrl_c)
+    monkeypatch.setattr(evalcore.workflow.run, "_execute", load_that_swallows_ctrl_c)
     assert main(["run", "--smoke", "--out", str(tmp_path / "run")]) == 130
     assert "interrupted (SIGINT, Ctrl-C) during run" in capsys.readouterr().err
     claim = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -125,18 +125,18 @@ def test_ctrl_c_that_a_library_turns_into_another_error_is_recorded_as_an_interr
     with pytest.raises(InvalidInputError, match=r"status is 'interrupted'.*stopped by SIGINT"):
         read_record(tmp_path / "run")
     # An interrupted claim is not a result: the next run replaces it without --overwrite.
-    from evalcore.records import begin_record
+    from evalcore.records.store import begin_record
 
     begin_record(tmp_path / "run", {})
 
 
 def test_ctrl_c_outside_a_run_exits_130(tmp_path, monkeypatch, capsys):
-    import evalcore.records
+    import evalcore.records.store
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(evalcore.records, "read_record", interrupted)
+    monkeypatch.setattr(evalcore.records.store, "read_record", interrupted)
     assert main(["audit", str(tmp_path), "--level", "1"]) == 130
     assert capsys.readouterr().err.startswith("interrupted (SIGINT, Ctrl-C) during audit")
 

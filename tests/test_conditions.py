@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.conditions import (
+from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.models.loader import WithoutSpecialTokens
+from evalcore.part3.conditions import (
     HARNESS_FORMAT,
     Condition,
     PromptFormat,
@@ -13,14 +15,12 @@ from evalcore.conditions import (
     encoder_for,
     protocol_for,
 )
-from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.fewshot import FEWSHOT_DELIMITER
-from evalcore.generation import greedy_continuation, parse_label
-from evalcore.models import WithoutSpecialTokens
-from evalcore.resources import Row
-from evalcore.run import build_protocol
-from evalcore.selection import dev_ids
-from evalcore.task import TEMPLATE, doc_to_text
+from evalcore.scoring.fewshot import FEWSHOT_DELIMITER
+from evalcore.scoring.generation import greedy_continuation, parse_label
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import TEMPLATE, doc_to_text
+from evalcore.workflow.run import build_protocol
 
 TRAIN = [Row(i, f"train sentence {i}", i % 2) for i in range(40)]
 VALIDATION = [Row(i, f"validation sentence {i}", i % 2) for i in range(872)]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from script_modules import load
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
+from evalcore.part3 import confirm
 
-import confirm
+unsealing = load("experiments/confirm.py")  # the command that applies the rule once
 
 
 def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-probs; argmax") -> dict:
@@ -53,11 +53,11 @@ def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monke
     # The finished record refuses, and so does the marker an interrupted run leaves behind.
     path = tmp_path / "opened.json"
     path.write_text('{"unsealed": {"at": "2026-12-01T00:00:00+00:00"}}')
-    monkeypatch.setattr(confirm, "RECORD", tmp_path / "absent.json")
-    monkeypatch.setattr(confirm, "MARKER", tmp_path / "absent.marker")
-    monkeypatch.setattr(confirm, which, path)
-    monkeypatch.setitem(sys.modules, "evalcore.models", None)  # importing it would fail: nothing may load
-    assert confirm.main() == 2
+    monkeypatch.setattr(unsealing, "RECORD", tmp_path / "absent.json")
+    monkeypatch.setattr(unsealing, "MARKER", tmp_path / "absent.marker")
+    monkeypatch.setattr(unsealing, which, path)
+    monkeypatch.setitem(sys.modules, "evalcore.models.loader", None)  # importing it would fail: nothing may load
+    assert unsealing.main() == 2
     assert "unsealed at 2026-12-01T00:00:00+00:00" in capsys.readouterr().err
 
 
@@ -77,10 +77,10 @@ def test_the_verdict_holds_only_for_a_dev_advantage_confirmed_with_an_interval_e
 def test_a_dangling_link_where_the_record_or_marker_goes_is_refused(tmp_path, monkeypatch, capsys, which):
     # Regression guard: with confirm.unsealing removed and confirm.json a dangling symlink, the guard
     # (a file-existence check) wrote a fresh marker and began scoring the confirm items again.
-    monkeypatch.setattr(confirm, "RECORD", tmp_path / "confirm.json")
-    monkeypatch.setattr(confirm, "MARKER", tmp_path / "confirm.unsealing")
-    getattr(confirm, which).symlink_to(tmp_path / "gone.json")
-    monkeypatch.setitem(sys.modules, "evalcore.models", None)  # importing it would fail: nothing may load
-    assert confirm.main() == 2
+    monkeypatch.setattr(unsealing, "RECORD", tmp_path / "confirm.json")
+    monkeypatch.setattr(unsealing, "MARKER", tmp_path / "confirm.unsealing")
+    getattr(unsealing, which).symlink_to(tmp_path / "gone.json")
+    monkeypatch.setitem(sys.modules, "evalcore.models.loader", None)  # importing it would fail: nothing may load
+    assert unsealing.main() == 2
     assert "(a dangling link); the confirm set is opened once" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == [getattr(confirm, which).name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [getattr(unsealing, which).name]

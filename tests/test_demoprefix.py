@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.conditions import Condition, context_for
-from evalcore.demoprefix import score_on_shared_prefix, shared_token_prefix
 from evalcore.errors import InvalidInputError
-from evalcore.numerics import compare_scores
-from evalcore.selection import dev_ids
-from evalcore.task import doc_to_text
+from evalcore.part3.conditions import Condition, context_for
+from evalcore.records.numerics import compare_scores
+from evalcore.scoring import score_on_shared_demos, shared_token_prefix
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import doc_to_text
 
 
 def test_shared_token_prefix_is_measured_not_assumed():
@@ -23,7 +23,7 @@ def test_shared_token_prefix_is_measured_not_assumed():
 @pytest.mark.parametrize("size", [0, -2, 1.0, True])
 def test_bad_batch_size_refused(size):
     with pytest.raises(InvalidInputError, match="batch_size must be a positive int"):
-        score_on_shared_prefix(None, None, [("a", " b")], batch_size=size)
+        score_on_shared_demos(None, None, [("a", " b")], batch_size=size)
 
 
 def _fewshot_requests(train, validation, k, n_items):
@@ -40,19 +40,13 @@ def _fewshot_requests(train, validation, k, n_items):
 @pytest.mark.model
 @pytest.mark.parametrize("k", [4, 8])
 def test_prefix_scores_equal_the_harness_within_tolerance(model_and_tokenizer, train, validation, k):
-    from lm_eval.api.instance import Instance
-
-    from evalcore._capture import captured
+    from evalcore.harness.oracle import harness_lm, harness_loglikelihood
 
     model, tokenizer = model_and_tokenizer
-    with captured([]):
-        from lm_eval.models.huggingface import HFLM
-
-        lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=4, max_length=512)
+    lm = harness_lm(model, tokenizer, batch_size=4)
     ids, requests, block = _fewshot_requests(train, validation, k, 10)
-    instances = [Instance("loglikelihood", {}, pair, j) for j, pair in enumerate(requests)]
-    official = [float(ll) for ll, _ in lm.loglikelihood(instances, disable_tqdm=True)]
-    got = score_on_shared_prefix(model, tokenizer, requests, batch_size=4)
+    official = harness_loglikelihood(lm, requests)
+    got = score_on_shared_demos(model, tokenizer, requests, batch_size=4)
     as_items = lambda s: {i: s[2 * n : 2 * n + 2] for n, i in enumerate(ids)}  # noqa: E731
     drift = compare_scores(as_items(official), as_items([r.loglik for r in got.scores]))
     assert drift.ok and not drift.flips, drift

@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_modules import load
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from execute_pages import ROOT, book_settings, cores, excluded, main, read_page, threads_per_worker, toc_pages
+_script = load("scripts/execute_pages.py")
+ROOT, book_settings, cores = _script.ROOT, _script.book_settings, _script.cores
+excluded, main = _script.excluded, _script.main
+read_page, threads_per_worker, toc_pages = _script.read_page, _script.threads_per_worker, _script.toc_pages
 
 PAGE = """---
 jupytext:
@@ -155,7 +158,7 @@ def test_kernels_started_side_by_side_never_share_an_address(tmp_path):
     from concurrent.futures import ProcessPoolExecutor
 
     import jupytext
-    from execute_pages import _execute
+    _execute = _script._execute
 
     page = tmp_path / "connection.md"
     page.write_text(CONNECTION, encoding="utf-8")

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from script_modules import load
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from execution_key import KEY_FILE, covered_files, execution_key, refresh
+_script = load("scripts/execution_key.py")
+KEY_FILE, covered_files, execution_key, refresh = (
+    _script.KEY_FILE, _script.covered_files, _script.execution_key, _script.refresh)  # fmt: skip
 
 
 @pytest.fixture
 def tree(tmp_path):
     root, data = tmp_path / "repo", tmp_path / "sst2"
     for rel, text in {
-        "evalcore/scoring.py": "MAX_LENGTH = 512\n",
+        "evalcore/scoring/loglik.py": "MAX_LENGTH = 512\n",
         "evalcore/book/part3.py": "X = 1\n",
         "evalcore/data/sst2-digests.json": "{}\n",
         "experiments/results/part3/a.json": '{"acc": 0.5}\n',
@@ -35,13 +34,13 @@ def tree(tmp_path):
 def test_key_covers_the_package_results_lock_and_data_but_not_prose(tree):
     root, data = tree
     names = [p.relative_to(root).as_posix() for p in covered_files(root)]
-    assert "evalcore/scoring.py" in names and "experiments/results/part3/a.json" in names
+    assert "evalcore/scoring/loglik.py" in names and "experiments/results/part3/a.json" in names
     assert "book/page.md" not in names and not any("__pycache__" in n for n in names)
     base = execution_key(root, data)["key"]
     (root / "book/page.md").write_text("other prose\n")
     assert execution_key(root, data)["key"] == base  # a prose edit keeps the cache
     edits = [
-        (root / "evalcore/scoring.py", "MAX_LENGTH = 256\n"),
+        (root / "evalcore/scoring/loglik.py", "MAX_LENGTH = 256\n"),
         (root / "requirements.lock", "torch==2.14\n"),
         (data / "dev.tsv", "sentence\tlabel\nx\t1\n"),
         (root / "evalcore/book/part3.py", "X = 2\n"),
@@ -60,6 +59,6 @@ def test_refresh_drops_a_stale_cache_and_keeps_a_current_one(tree, tmp_path):
     assert refresh(cache, key) == "dropped (no stored key)" and (cache / KEY_FILE).is_file()
     (cache / "executed.ipynb").write_text("{}")
     assert refresh(cache, key) == "kept" and (cache / "executed.ipynb").exists()
-    (root / "evalcore/scoring.py").write_text("MAX_LENGTH = 1\n")
+    (root / "evalcore/scoring/loglik.py").write_text("MAX_LENGTH = 1\n")
     assert refresh(cache, execution_key(root, data)) == "dropped (key changed)"
     assert not (cache / "executed.ipynb").exists()

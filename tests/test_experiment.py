@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.conditions import HARNESS_FORMAT, Condition, PromptFormat, context_for, demos_for, protocol_for
-from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
-from evalcore.fewshot import demos_digest, fewshot_context, harness_demo_ids
-from evalcore.protocol import EvalProtocol
-from evalcore.resources import Row
-from evalcore.scoring import doc_to_text
-from evalcore.selection import SealedItemError, confirm_ids, dev_ids
+from evalcore.errors import SealedItemError
+from evalcore.harness.registry import harness_fewshot_contexts
+from evalcore.part3.conditions import HARNESS_FORMAT, Condition, PromptFormat, context_for, demos_for, protocol_for
+from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
+from evalcore.protocol.spec import EvalProtocol
+from evalcore.scoring.fewshot import demos_digest
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import confirm_ids, dev_ids
 
 GOLDEN = Path(__file__).resolve().parent.parent / "records/golden-dev64/run.json"
 
@@ -52,14 +53,17 @@ def test_demos_digest_is_order_sensitive_and_refuses_non_ints():
 
 
 def test_harness_condition_reproduces_the_harness_prompts(train, validation):
+    # The oracle is lm-eval itself: its own sst2 task, seeded as simple_evaluate seeds it, builds the
+    # 4-shot contexts; the condition must give the same strings from its own demo draw and builder.
     ids = sorted(dev_ids())
     cond = Condition("k=4, harness sampler", k=4, sampler="harness")
     demos = demos_for(cond, ids, train, validation)
-    assert demos == harness_demo_ids(ids, 4, train, validation)
-    for i in ids[:5]:
-        rows = [train[j] for j in demos[i]]
-        assert context_for(cond, rows, validation[i].sentence) == fewshot_context(rows, validation[i].sentence)
-    assert context_for(Condition("k=0"), [], validation[ids[0]].sentence) == doc_to_text(validation[ids[0]].sentence)
+    harness = harness_fewshot_contexts(train, validation, ids, 4, cond.seed)
+    assert sorted(harness) == ids
+    for i in ids:
+        assert context_for(cond, [train[j] for j in demos[i]], validation[i].sentence) == harness[i]
+    zero = harness_fewshot_contexts(train, validation, ids[:1], 0, cond.seed)
+    assert context_for(Condition("k=0"), [], validation[ids[0]].sentence) == zero[ids[0]]
 
 
 def test_bad_conditions_are_refused():
@@ -94,7 +98,7 @@ def test_outcomes_pair_items_in_the_given_order_and_count_unparsed_as_wrong():
 
 @pytest.mark.model
 def test_real_conditions_on_dev_items(model_and_tokenizer, train, validation):
-    from evalcore.numerics import compare_scores
+    from evalcore.records.numerics import compare_scores
 
     model, tokenizer = model_and_tokenizer
     base = _golden_protocol()
@@ -127,7 +131,7 @@ def test_audit_of_a_stored_condition_catches_edited_demos_scores_and_fingerprint
                                                                                   validation):  # fmt: skip
     import copy
 
-    from evalcore.numerics import arithmetic
+    from evalcore.records.machine import arithmetic
 
     model, tokenizer = model_and_tokenizer
     base = _golden_protocol()

@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.book.part3 import RESULTS, load_record
 from evalcore.errors import RecordError, RecordExistsError
-from evalcore.experiment_record import open_once, record_problems, with_digests
+from evalcore.part3.record import open_once, record_problems, with_digests
 
 RECORDS = ("a", "b", "c", "e", "f", "g", "confirm")
 
@@ -93,8 +93,8 @@ def test_a_damaged_record_is_refused_on_load(tmp_path, e_record):
 
 
 def test_audit_condition_reports_a_missing_demo_list_instead_of_raising(e_record, train, validation):
-    from evalcore.conditions import Condition
-    from evalcore.experiment import audit_condition
+    from evalcore.part3.conditions import Condition
+    from evalcore.part3.experiment import audit_condition
 
     stored = copy.deepcopy(e_record["conditions"]["k=0"])
     _first({"conditions": {"k=0": stored}, "item_ids": e_record["item_ids"]}).pop("demos")
@@ -144,7 +144,7 @@ def test_open_once_has_one_winner_among_simultaneous_starts(tmp_path):
 
 
 def test_require_whole_raises_with_the_first_problems_and_the_count(e_record):
-    from evalcore.experiment_record import require_whole
+    from evalcore.part3.record import require_whole
 
     require_whole(e_record)  # a whole record passes
     record = copy.deepcopy(e_record)
@@ -155,7 +155,7 @@ def test_require_whole_raises_with_the_first_problems_and_the_count(e_record):
 
 
 def test_condition_problems_never_raise_on_a_malformed_condition(e_record):
-    from evalcore.experiment_record import condition_problems
+    from evalcore.part3.record import condition_problems
 
     ids = e_record["item_ids"]
     assert condition_problems("x", e_record["conditions"]["k=0"], ids) == []

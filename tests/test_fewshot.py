@@ -4,16 +4,16 @@ import hashlib
 
 import pytest
 
-from evalcore.fewshot import (
+from evalcore.harness.registry import harness_fewshot_contexts
+from evalcore.scoring.fewshot import (
     FEWSHOT_DELIMITER,
     HARNESS_FEWSHOT_SEED,
-    demo_prefix,
+    demo_block,
     fewshot_context,
     harness_demo_ids,
     item_keyed_demo_ids,
 )
-from evalcore.harness import harness_fewshot_contexts
-from evalcore.selection import dev_ids
+from evalcore.sst2.selection import dev_ids
 
 
 def _harness_contexts(train, validation, ids, k, seed=HARNESS_FEWSHOT_SEED) -> dict[int, str]:
@@ -80,24 +80,20 @@ def test_bad_input_is_refused(train, validation, call, error, message):
 @pytest.mark.model
 def test_fewshot_scores_equal_the_harness_loglikelihood(train, validation, model_and_tokenizer):
     # The independent scorer with the harness's 4-shot prompts against HFLM.loglikelihood on the same requests.
-    from lm_eval.api.instance import Instance
-    from lm_eval.models.huggingface import HFLM
-
-    from evalcore._capture import captured
-    from evalcore.numerics import compare_scores
-    from evalcore.scoring import requests_for, score_item
+    from evalcore.harness.oracle import harness_lm, harness_loglikelihood
+    from evalcore.records.numerics import compare_scores
+    from evalcore.scoring.loglik import score_item
+    from evalcore.sst2.task import requests_for
 
     model, tokenizer = model_and_tokenizer
     ids = sorted(dev_ids())[:4]
     demos = harness_demo_ids(sorted(dev_ids()), 4, train, validation)  # the full run's draws
     ours, requests = {}, []
     for i in ids:
-        prefix = demo_prefix([train[j] for j in demos[i]])
-        ours[i] = list(score_item(model, tokenizer, validation[i], prefix=prefix).loglik)
+        prefix = demo_block([train[j] for j in demos[i]])
+        ours[i] = list(score_item(model, tokenizer, validation[i], demo_block=prefix).loglik)
         requests += requests_for(validation[i].sentence, prefix)
-    with captured([]):
-        lm = HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
-        out = lm.loglikelihood([Instance("loglikelihood", {}, r, n) for n, r in enumerate(requests)], disable_tqdm=True)
-    theirs = {i: [float(out[2 * n][0]), float(out[2 * n + 1][0])] for n, i in enumerate(ids)}
+    out = harness_loglikelihood(harness_lm(model, tokenizer), requests)
+    theirs = {i: out[2 * n : 2 * n + 2] for n, i in enumerate(ids)}
     drift = compare_scores(theirs, ours)
     assert drift.ok and not drift.flips, drift.describe()

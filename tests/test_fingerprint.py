@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from evalcore import canonical_json, diff_protocols, protocol_fingerprint
 from evalcore.errors import EvalcoreError, InvalidInputError, InvalidTypeError, NotJSONError
-from evalcore.fingerprint import MAX_DEPTH, MAX_SAFE_INTEGER, MISSING
+from evalcore.protocol.fingerprint import MAX_DEPTH, MAX_SAFE_INTEGER, MISSING
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_A = {"model": "smollm2-135m", "data": {"split": "validation", "n": 64}, "seed": 7}

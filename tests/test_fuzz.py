@@ -23,12 +23,14 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from evalcore.audit import AuditReport, audit_record
-from evalcore.errors import EvalcoreError
-from evalcore.fingerprint import MAX_DEPTH, canonical_json, protocol_fingerprint
-from evalcore.ledger import STATUSES, merge_attempts, score_run
-from evalcore.overlap import content_overlap, split_overlap
-from evalcore.records import RECORD_NAME, RecordError, read_record, record_digest
+from evalcore.errors import EvalcoreError, RecordError
+from evalcore.protocol.fingerprint import MAX_DEPTH, canonical_json, protocol_fingerprint
+from evalcore.protocol.ledger import STATUSES, merge_attempts, summarize_ledger
+from evalcore.protocol.overlap import content_overlap, split_overlap
+from evalcore.records.audit import audit_record
+from evalcore.records.report import AuditReport
+from evalcore.records.schema import record_digest
+from evalcore.records.store import RECORD_NAME, read_record
 
 # --- strategies: anything a caller could pass, not only what the docstrings allow ------------------------------
 any_text = st.text(st.characters(codec=None), max_size=6)  # includes lone surrogates
@@ -252,7 +254,7 @@ def test_fuzz_content_overlap_matches_brute_force(obj):
         assert result == expected
 
 
-# --- score_run / merge_attempts -----------------------------------------------------------------------------------
+# --- summarize_ledger / merge_attempts ---------------------------------------------------------------------
 status = st.sampled_from([*STATUSES, "timeout", "", None])
 item_id = st.sampled_from(["1", "2", "3", "", " "]) | st.integers(1, 2)
 record = st.fixed_dictionaries({"id": item_id, "status": status}) | st.dictionaries(
@@ -277,7 +279,7 @@ def valid_ledger(obj, attempts=False) -> bool:
 
 @given(ledgers)
 def test_fuzz_score_run_matches_counting(obj):
-    result, exc = refusal(score_run, obj)
+    result, exc = refusal(summarize_ledger, obj)
     valid = valid_ledger(obj) and len({r["id"] for r in obj}) == len(obj)
     assert (exc is None) == valid, exc
     if valid:
@@ -333,7 +335,7 @@ def test_fuzz_merge_attempts_matches_reference(attempts, policy):
                 {"id": i, "status": statuses[k], "policy": policy, "decided_by": k + 1, "attempts": statuses}
             )
         assert result == expected
-        assert score_run(result)["n"] == len(numbers)
+        assert summarize_ledger(result)["n"] == len(numbers)
 
 
 # --- the run-record reader ----------------------------------------------------------------------------------------

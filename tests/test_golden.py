@@ -5,17 +5,19 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from evalcore.audit import audit_record
-from evalcore.cli import main
-from evalcore.numerics import ABS_TOL, ARITHMETIC_ENV, SECOND_ARITHMETIC, child_env, format_tolerance
-from evalcore.records import read_record
-from evalcore.selection import dev_ids
+from evalcore.records.audit import audit_record
+from evalcore.records.machine import ARITHMETIC_ENV, SECOND_ARITHMETIC, child_env
+from evalcore.records.numerics import ABS_TOL, format_tolerance
+from evalcore.records.store import read_record
+from evalcore.sst2.selection import dev_ids
+from evalcore.workflow.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "records" / "golden-dev64"
@@ -33,7 +35,7 @@ def test_golden_record_is_a_complete_dev64_record_without_review_text(validation
 @pytest.mark.model
 def test_golden_record_passes_all_three_levels_here(validation, model_and_tokenizer):
     model, tokenizer = model_and_tokenizer
-    report = audit_record(read_record(GOLDEN), rows=validation, tokenizer=tokenizer, model=model)
+    report = audit_record(read_record(GOLDEN), level=3, rows=validation, tokenizer=tokenizer, model=model)
     assert report.ok, report.levels
     assert report.items == 64 and report.scores == 128 and report.max_abs_diff <= ABS_TOL
     assert report.max_abs_diff_rerun <= ABS_TOL
@@ -79,9 +81,9 @@ def test_pinning_is_refused_once_torch_is_loaded(capsys):
 def _forge_labels(record: dict, flip: list[int]) -> dict:
     """A copy of ``record`` whose gold labels are flipped for ``flip``, with everything a forger can recompute
     recomputed: the logged targets and their hashes, acc, the aggregates, the ledger and the self-digest."""
-    from evalcore.ledger import ledger_record, score_run
-    from evalcore.pairing import sha256_text
-    from evalcore.records import record_digest
+    from evalcore.protocol.digest import sha256_text
+    from evalcore.protocol.ledger import ledger_record, summarize_ledger
+    from evalcore.records.schema import record_digest
 
     forged = copy.deepcopy(record)
     for item in forged["items"]:
@@ -95,7 +97,7 @@ def _forge_labels(record: dict, flip: list[int]) -> dict:
     forged["aggregate"]["independent"]["acc"] = sum(
         it["independent"]["prediction"] == it["label"] for it in forged["items"]) / len(forged["items"])
     records = [ledger_record(it["item_id"], it["official"]["acc"] == 1.0) for it in forged["items"]]
-    forged["ledger"] = {"records": records, "summary": score_run(records)}
+    forged["ledger"] = {"records": records, "summary": summarize_ledger(records)}
     forged["record_sha256"] = record_digest(forged)
     return forged
 
@@ -104,8 +106,8 @@ def _forge_labels(record: dict, flip: list[int]) -> dict:
 def test_forged_gold_labels_pass_level_1_and_are_caught_by_level_2(tmp_path):
     # Regression guard: three labels edited, aggregates and self-digest recomputed, audited "ok" at level 3,
     # because no level compared the record's labels with the data's.
-    from evalcore.models import load_tokenizer
-    from evalcore.resources import load_split
+    from evalcore.models.loader import load_tokenizer
+    from evalcore.sst2.rows import load_split
 
     flip = dev_ids()[:3]
     forged = _forge_labels(read_record(GOLDEN), flip)
@@ -113,27 +115,27 @@ def test_forged_gold_labels_pass_level_1_and_are_caught_by_level_2(tmp_path):
     record = read_record(tmp_path)  # the self-digest is an edit detector, and the forger recomputed it
     assert record["aggregate"]["official"]["acc"] != read_record(GOLDEN)["aggregate"]["official"]["acc"]
     assert audit_record(record).ok  # level 1 sees only the record, which is consistent with itself
-    report = audit_record(record, rows=load_split("validation"), tokenizer=load_tokenizer())
-    problems = report.levels["2 prompts re-encoded"]
+    report = audit_record(record, level=2, rows=load_split("validation"), tokenizer=load_tokenizer())
+    problems = report.levels[2]
     assert sorted(int(p.split(":")[0].split()[1]) for p in problems) == sorted(flip)
     assert all("is not the data's gold label" in p for p in problems)
 
 
 @pytest.mark.model  # loads the real tokenizer
 def test_cli_level_2_loads_the_tokenizer_not_the_model(monkeypatch, capsys):
-    import evalcore.models
+    import evalcore.models.loader
 
     def refuse(*args, **kwargs):
         raise AssertionError("level 2 must not load the model")
 
-    monkeypatch.setattr(evalcore.models, "load_model", refuse)
+    monkeypatch.setattr(evalcore.models.loader, "load_model", refuse)
     assert main(["audit", str(GOLDEN), "--level", "2"]) == 0
     out = capsys.readouterr().out
     assert "level 2 prompts re-encoded: ok" in out and out.splitlines()[-1].startswith("audit ok: 64 items")
 
 
 def _redigest(record: dict) -> dict:
-    from evalcore.records import record_digest
+    from evalcore.records.schema import record_digest
 
     return {**record, "record_sha256": record_digest(record)}
 
@@ -159,7 +161,7 @@ def test_level_1_recomputes_what_a_forger_would_have_to_edit(edit, problem):
     record = copy.deepcopy(read_record(GOLDEN))
     edit(record)
     report = audit_record(_redigest(record))
-    assert any(problem in p for p in report.levels["1 stored scores"]), report.levels
+    assert any(problem in p for p in report.levels[1]), report.levels
 
 
 def test_equal_infinite_scores_agree():
@@ -169,5 +171,33 @@ def test_equal_infinite_scores_agree():
     item["official"]["loglik"][0] = item["independent"]["loglik"][0] = "-inf"
     item["independent"]["prediction"] = 1  # argmax of [-inf, finite]
     item["official"]["acc"] = float(item["label"] == 1)
-    problems = audit_record(record).levels["1 stored scores"]
+    problems = audit_record(record).levels[1]
     assert not [p for p in problems if "nan" in p], problems
+
+
+@pytest.mark.parametrize(
+    ("level", "given", "error", "message"),
+    [
+        (2, {}, "InvalidInputError", "level 2 (prompts re-encoded) needs rows and tokenizer"),
+        (2, {"rows": []}, "InvalidInputError", "level 2 (prompts re-encoded) needs tokenizer"),
+        (3, {"rows": [], "tokenizer": object()}, "InvalidInputError", "level 3 (forward pass re-run) needs model"),
+        (1, {"model": object()}, "InvalidInputError", "level 1 does not use model: ask for the level that does"),
+        (2, {"rows": [], "tokenizer": object(), "model": object()}, "InvalidInputError", "level 2 does not use model"),
+        (4, {}, "InvalidInputError", "level must be 1, 2 or 3, got 4"),
+        ("2", {}, "InvalidTypeError", "level must be an int (1, 2 or 3), got str '2'"),
+        (True, {}, "InvalidTypeError", "level must be an int (1, 2 or 3), got bool True"),
+    ],
+)
+def test_the_audit_level_is_explicit_and_its_inputs_are_checked_before_anything_runs(level, given, error, message):
+    # Regression guard: audit_record(record, model=m) once ran level 1 alone, silently.
+    from evalcore import errors
+
+    with pytest.raises(getattr(errors, error), match=re.escape(message)):
+        audit_record(read_record(GOLDEN), level=level, **given)
+
+
+def test_the_report_keys_its_levels_by_number():
+    from evalcore.records.report import LEVELS
+
+    report = audit_record(read_record(GOLDEN))
+    assert list(report.levels) == [1] and report.levels[1] == [] and LEVELS[1] == "stored scores"

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.harness import HARNESS_VERSION, official_task_config
-from evalcore.resources import Row
-from evalcore.scoring import CHOICES, MAX_LENGTH, TARGET_DELIMITER, requests_for
-from evalcore.selection import dev_ids
+from evalcore.harness.official import HARNESS_VERSION
+from evalcore.harness.registry import official_task_config
+from evalcore.scoring.loglik import MAX_LENGTH
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, requests_for
 
 
 def test_official_config_is_the_registry_config_with_local_data(train, validation):
@@ -60,7 +62,7 @@ def test_unsorted_ids_misfile_doc_ids_but_not_scores(unsorted_run):
 @pytest.mark.model
 def test_preloaded_model_gives_bit_identical_official_scores(smoke_run, model_and_tokenizer, tmp_path):
     # Guards the notebooks' shortcut: handing HFLM the model evalcore loaded must not change any score.
-    from evalcore.run import execute_run
+    from evalcore.workflow.run import execute_run
 
     _, by_path = smoke_run
     _, preloaded = execute_run(tmp_path, smoke=True, preloaded=model_and_tokenizer)
@@ -75,8 +77,8 @@ def gguf_tokenizer():
     """The tokenizer HFLM builds from the GGUF file (no model weights are loaded)."""
     from transformers import AutoTokenizer
 
-    from evalcore._capture import captured
-    from evalcore.models import locate_model
+    from evalcore.capture import captured
+    from evalcore.models.loader import locate_model
 
     directory, gguf_file, _ = locate_model()
     with captured([]):
@@ -121,7 +123,7 @@ def _input_tokens(tokenizer, sentence: str) -> int:
 def test_run_official_refuses_an_over_length_item_before_the_harness(train, validation, gguf_tokenizer, monkeypatch):
     # Guards against HFLM's silent left-truncation: run_official itself must refuse, whatever its caller did first.
     from evalcore.errors import PromptTooLongError
-    from evalcore.harness import run_official
+    from evalcore.harness.official import run_official
 
     calls = _stub_harness(monkeypatch)
     item = dev_ids()[0]
@@ -138,7 +140,7 @@ def test_run_official_refuses_an_over_length_item_before_the_harness(train, vali
 
 def test_run_official_lets_an_item_at_exactly_max_length_through(train, validation, gguf_tokenizer, monkeypatch):
     from evalcore.errors import PromptTooLongError
-    from evalcore.harness import run_official
+    from evalcore.harness.official import run_official
 
     calls = _stub_harness(monkeypatch)
     item = dev_ids()[0]
@@ -159,7 +161,7 @@ def test_run_official_refuses_with_the_tokenizer_hflm_loads(train, validation, m
     import lm_eval
 
     from evalcore.errors import PromptTooLongError
-    from evalcore.harness import run_official
+    from evalcore.harness.official import run_official
 
     def fake_evaluate(**kwargs):
         raise _ReachedHarness

@@ -10,21 +10,21 @@ from evalcore.book.caches import (
     doc_hash_checks,
     expected_contexts,
     harness_run,
-    hflm,
     prompt_checks,
     request_cache_dir,
     whose_prompt,
 )
-from evalcore.numerics import compare_scores
-from evalcore.scoring import score_item
-from evalcore.selection import dev_ids
+from evalcore.harness.oracle import harness_lm
+from evalcore.records.numerics import compare_scores
+from evalcore.scoring.loglik import score_item
+from evalcore.sst2.selection import dev_ids
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
 def lm(model_and_tokenizer):
-    return hflm(*model_and_tokenizer)
+    return harness_lm(*model_and_tokenizer)
 
 
 def test_request_cache_serves_another_runs_prompts_and_the_prompt_check_flags_them(tmp_path, lm, train, validation):
@@ -64,7 +64,7 @@ def test_response_cache_serves_float32_answers_to_bfloat16_and_the_rescore_flags
 
     model, tokenizer = model_and_tokenizer
     model16 = copy.deepcopy(model).to(torch.bfloat16)
-    lm16 = hflm(model16, tokenizer)
+    lm16 = harness_lm(model16, tokenizer)
     ids = sorted(dev_ids())[:2]
     db = tmp_path / "responses"
     r32 = harness_run("fp32", lm, train, validation, ids, num_fewshot=0, response_cache=db)
@@ -95,7 +95,7 @@ def test_harness_doc_hash_is_the_hash_the_harness_logged(validation, k):
     from pathlib import Path
 
     from evalcore.book.caches import harness_doc_hash
-    from evalcore.records import read_record
+    from evalcore.records.store import read_record
 
     item = read_record(Path(__file__).resolve().parents[1] / "records" / "golden-dev64")["items"][k]
     assert harness_doc_hash(validation[item["item_id"]].as_doc()) == item["official"]["doc_hash"]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from evalcore.errors import HarnessMismatchError
-from evalcore.harness import HARNESS_VERSION, require_pinned_harness, run_official, verify_harness_files
+from evalcore.harness.install import verify_harness_files
+from evalcore.harness.official import HARNESS_VERSION, require_pinned_harness, run_official
 
 # Files of the real install copied into a fake site-packages; their RECORD lines are the wheel's own.
 COPIED = ("lm_eval/__init__.py", "lm_eval/evaluator.py", "lm_eval/tasks/glue/sst2/default.yaml")
@@ -123,7 +124,7 @@ def test_a_distribution_without_record_checks_nothing_and_is_refused(tmp_path):
 
 def test_run_official_refuses_a_modified_harness_first(tmp_path, monkeypatch):
     # run_official must check the files, not only the version, before it does anything else.
-    import evalcore.harness as harness
+    import evalcore.harness.official as harness
 
     site = _fake_site(tmp_path)
     (site / "lm_eval/evaluator.py").write_bytes(b"edited")

@@ -4,11 +4,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalcore import MERGE_POLICIES, merge_attempts, score_run
+from evalcore import MERGE_POLICIES, merge_attempts, summarize_ledger
 
 
 def test_seed_example_three_items():
-    run = score_run([{"id": "a", "status": "passed"}, {"id": "b", "status": "failed"}, {"id": "c", "status": "error"}])
+    rows = [{"id": "a", "status": "passed"}, {"id": "b", "status": "failed"}, {"id": "c", "status": "error"}]
+    run = summarize_ledger(rows)
     assert run == {
         "n": 3,
         "counts": {"passed": 1, "failed": 1, "error": 1},
@@ -19,7 +20,7 @@ def test_seed_example_three_items():
 
 
 def test_all_error_run_has_no_scored_accuracy():
-    run = score_run([{"id": "a", "status": "error"}, {"id": "b", "status": "error"}])
+    run = summarize_ledger([{"id": "a", "status": "error"}, {"id": "b", "status": "error"}])
     assert run["scored_accuracy"] is None
     assert run["success_rate"] == 0.0 and run["error_rate"] == 1.0
 
@@ -44,7 +45,7 @@ def test_all_error_run_has_no_scored_accuracy():
 )
 def test_score_run_rejects_bad_input(records, exc, match):
     with pytest.raises(exc, match=match):
-        score_run(records)
+        summarize_ledger(records)
 
 
 ATTEMPTS = [
@@ -70,7 +71,7 @@ def test_merge_policies(policy, x_status, x_decided_by):
     assert (x["id"], x["status"], x["decided_by"]) == ("x", x_status, x_decided_by)
     assert x["attempts"] == ["error", "failed", "passed"]  # every attempt kept
     assert y["status"] == "failed" and x["policy"] == policy
-    assert score_run(merged)["n"] == 2
+    assert summarize_ledger(merged)["n"] == 2
 
 
 def test_merge_requires_a_named_policy():
@@ -103,7 +104,7 @@ runs = st.lists(statuses, min_size=1, max_size=40)
 
 @given(runs)
 def test_property_counts_sum_to_n_and_rates_consistent(status_list):
-    run = score_run([{"id": f"i{k}", "status": s} for k, s in enumerate(status_list)])
+    run = summarize_ledger([{"id": f"i{k}", "status": s} for k, s in enumerate(status_list)])
     counts = run["counts"]
     assert sum(counts.values()) == run["n"] == len(status_list)
     assert run["success_rate"] == counts["passed"] / run["n"]
@@ -131,19 +132,19 @@ def test_property_merge_reference(history):
 
 
 def test_ledger_record_is_the_one_builder():
-    from evalcore.ledger import ledger_record
+    from evalcore.protocol.ledger import ledger_record
 
     assert ledger_record(5, True) == {"id": "5", "status": "passed"}
     assert ledger_record("5", False) == {"id": "5", "status": "failed"}
     assert ledger_record(7, None, "prompt too long") == {"id": "7", "status": "error", "error": "prompt too long"}
-    summary = score_run([ledger_record(1, True), ledger_record(2, None, "crash")])
+    summary = summarize_ledger([ledger_record(1, True), ledger_record(2, None, "crash")])
     assert summary["counts"] == {"passed": 1, "failed": 0, "error": 1}
 
 
 @pytest.mark.parametrize(("correct", "error"), [(None, None), (True, "why"), (1, None)])
 def test_ledger_record_refuses_an_outcome_without_a_meaning(correct, error):
     from evalcore.errors import EvalcoreError
-    from evalcore.ledger import ledger_record
+    from evalcore.protocol.ledger import ledger_record
 
     with pytest.raises(EvalcoreError, match="item 3"):
         ledger_record(3, correct, error)

@@ -1,4 +1,4 @@
-"""The arithmetic description of evalcore._machine: fields checked against /proc/cpuinfo, platform and torch."""
+"""The arithmetic description of evalcore.records.machine: fields checked against /proc/cpuinfo, platform and torch."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from evalcore import _machine
-from evalcore._machine import (
+from evalcore.errors import ArithmeticSettingError, InvalidInputError
+from evalcore.records import machine
+from evalcore.records.machine import (
     ARITHMETIC_ENV,
     FLAGS,
     SECOND_ARITHMETIC,
@@ -20,7 +21,6 @@ from evalcore._machine import (
     arithmetic_differences,
     pin_arithmetic,
 )
-from evalcore.errors import ArithmeticSettingError, InvalidInputError
 
 FIELDS = {
     "cpu_model", "cpu_id", "cpu_flags", "machine", "torch", "cpu_capability", "blas", "onednn", "threads",
@@ -88,7 +88,7 @@ def test_without_cpuinfo_the_cpu_fields_fall_back_to_platform(monkeypatch):
     def no_file(*args, **kwargs):
         raise FileNotFoundError("/proc/cpuinfo")
 
-    monkeypatch.setattr(_machine, "open", no_file, raising=False)  # shadows the builtin inside the module only
+    monkeypatch.setattr(machine, "open", no_file, raising=False)  # shadows the builtin inside the module only
     info = arithmetic()
     assert info["cpu_id"] == "" and info["cpu_flags"] == []
     assert info["cpu_model"] == (platform.processor() or platform.machine())
@@ -166,7 +166,7 @@ def test_pin_after_torch_refuses_a_change_and_names_only_what_changes(monkeypatc
 BEFORE_TORCH = r"""
 import json, os, sys
 from evalcore.errors import InvalidInputError
-from evalcore.numerics import pin_arithmetic
+from evalcore.records.machine import pin_arithmetic
 
 out = {"torch_before": "torch" in sys.modules, "returned": pin_arithmetic()}
 out["env"] = {k: os.environ.get(k) for k in ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "OMP_NUM_THREADS")}

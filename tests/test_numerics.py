@@ -9,19 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.numerics import (
-    ABS_TOL,
+from evalcore.errors import ArithmeticSettingError
+from evalcore.records.machine import (
     ARITHMETIC_ENV,
-    MEASURED_MAX_DRIFT,
     SECOND_ARITHMETIC,
-    ArithmeticSettingError,
     arithmetic,
     arithmetic_differences,
     child_env,
-    compare_scores,
-    cpu_label,
     pin_arithmetic,
 )
+from evalcore.records.numerics import ABS_TOL, MEASURED_MAX_DRIFT, compare_scores
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIFT = ROOT / "experiments" / "results" / "drift.json"
@@ -113,7 +110,7 @@ def test_pinning_after_torch_is_imported_is_refused_not_ignored():
 
 def test_pinning_before_torch_takes_effect_in_a_new_process():
     script = (
-        "from evalcore.numerics import pin_arithmetic\n"
+        "from evalcore.records.machine import pin_arithmetic\n"
         "pin_arithmetic({'ATEN_CPU_CAPABILITY': 'default'})\n"
         "import torch; print(torch.backends.cpu.get_cpu_capability())\n"
     )
@@ -133,15 +130,15 @@ def test_tolerance_comes_from_the_stored_measurement_with_margin():
 def test_tolerance_is_far_below_the_dev_margins():
     # A tolerance wider than an item's margin could hide a flip; the dev predictions that the
     # notebooks compare exactly must be out of reach of any arithmetic.
-    from evalcore.audit import stored_scores
-    from evalcore.records import read_record
+    from evalcore.records.audit import stored_scores
+    from evalcore.records.store import read_record
 
     scores = stored_scores(read_record(ROOT / "records" / "golden-dev64"))
     assert min(abs(s[1] - s[0]) for s in scores.values()) > 10 * ABS_TOL
 
 
 def test_the_measurement_covers_what_it_claims():
-    from evalcore.selection import VALIDATION_SIZE, confirm_ids
+    from evalcore.sst2.selection import VALIDATION_SIZE, confirm_ids
 
     drift = json.loads(DRIFT.read_text())
     for name, entry in drift["arithmetics"].items():
@@ -158,11 +155,11 @@ def test_the_measurement_covers_what_it_claims():
 
 _SCORE_SCRIPT = """
 import json, sys
-from evalcore.models import load_model
-from evalcore.numerics import arithmetic
-from evalcore.resources import load_split
-from evalcore.scoring import score_item
-from evalcore.selection import dev_ids
+from evalcore.models.loader import load_model
+from evalcore.records.machine import arithmetic
+from evalcore.sst2.rows import load_split
+from evalcore.scoring.loglik import score_item
+from evalcore.sst2.selection import dev_ids
 model, tokenizer = load_model()
 rows = load_split("validation")
 scores = {i: list(score_item(model, tokenizer, rows[i]).loglik) for i in dev_ids()[:8]}
@@ -214,24 +211,11 @@ def test_child_env_swaps_the_arithmetic_but_keeps_the_thread_counts():
         child_env({"PATH": "/tmp"}, parent)
 
 
-def test_cpu_label_names_vendor_family_model_and_vector_unit():
-    zen4 = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
-    assert cpu_label(zen4) == "AuthenticAMD family 25 model 17 (AVX512)"
-    assert cpu_label({"cpu_id": "vendor_id=GenuineIntel cpu family=6 model=85"}) == "GenuineIntel family 6 model 85"
-    # Records made before the arithmetic was stored say so instead of failing.
-    assert cpu_label(None) == cpu_label({}) == cpu_label({"cpu_id": ""}) == "not recorded"
-    # A system without /proc/cpuinfo still records a CPU model or a machine.
-    assert cpu_label({"cpu_id": "", "cpu_model": "Apple M2", "cpu_capability": "DEFAULT"}) == "Apple M2 (DEFAULT)"
-    assert cpu_label({"cpu_id": "", "machine": "aarch64"}) == "aarch64"
-    here = arithmetic()
-    assert cpu_label(here) not in ("", "not recorded") and cpu_label(here).endswith(f"({here['cpu_capability']})")
-
-
 @pytest.mark.parametrize("value", [-6.4, -7.34, -11.8, 0.3, 5.0, -1000.5])
 def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
     import torch
 
-    from evalcore.numerics import bfloat16_step
+    from evalcore.records.numerics import bfloat16_step
 
     x = torch.tensor(value, dtype=torch.bfloat16)
     bits = x.view(torch.int16)
@@ -241,7 +225,7 @@ def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
 
 def test_bfloat16_step_refuses_zero_and_non_finite():
     from evalcore.errors import InvalidInputError
-    from evalcore.numerics import bfloat16_step
+    from evalcore.records.numerics import bfloat16_step
 
     for bad in (0.0, float("inf"), float("nan")):
         with pytest.raises(InvalidInputError):

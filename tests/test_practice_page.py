@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from evalcore.book.exercises import check_denominators, check_fingerprint_task, check_split_task
-from evalcore.records import read_record
+from evalcore.records.store import read_record
 
 ROOT = Path(__file__).resolve().parents[1]
 

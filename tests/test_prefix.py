@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.prefix import score_requests_full, score_requests_shared
-from evalcore.scoring import PromptTooLongError, doc_to_text, requests_for, score_item
-from evalcore.selection import dev_ids
+from evalcore.errors import PromptTooLongError
+from evalcore.harness import oracle
+from evalcore.scoring import score_requests_full, score_requests_shared
+from evalcore.scoring.loglik import score_item
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import doc_to_text, requests_for
 
 # A fine-grained verbalizer: four candidates of two tokens each, sharing their first tokens pairwise.
 GRADED = (" very negative", " somewhat negative", " somewhat positive", " very positive")
@@ -19,20 +22,11 @@ def _requests(rows, choices):
 
 @pytest.fixture(scope="module")
 def harness_lm(model_and_tokenizer):
-    from evalcore._capture import captured
-
-    model, tokenizer = model_and_tokenizer
-    with captured([]):
-        from lm_eval.models.huggingface import HFLM
-
-        return HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=512)
+    return oracle.harness_lm(*model_and_tokenizer)
 
 
 def _harness(lm, requests):
-    from lm_eval.api.instance import Instance
-
-    instances = [Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(requests)]
-    return [float(ll) for ll, _ in lm.loglikelihood(instances, disable_tqdm=True)]
+    return oracle.harness_loglikelihood(lm, requests)
 
 
 def _argmax_per_item(scores, k):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from evalcore._progress import Progress
+from evalcore.progress import Progress
 
 
 class Terminal(io.StringIO):

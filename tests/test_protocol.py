@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.protocol import (
+from evalcore.protocol.spec import (
     BudgetSpec,
     DataSpec,
     EvalProtocol,
@@ -107,8 +107,8 @@ def test_from_dict_refuses_another_layout(edit, error, match):
 
 def test_build_protocol_measures_the_tokenizers_bos():
     # Record assembly: the protocol's tokenizer field says what the tokenizer does, measured on a probe.
-    from evalcore.run import build_protocol
-    from evalcore.task import TASK_VERSION, TEMPLATE
+    from evalcore.sst2.task import TASK_VERSION, TEMPLATE
+    from evalcore.workflow.run import build_protocol
 
     class Tok:
         def __init__(self, bos):

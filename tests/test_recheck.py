@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.numerics import ABS_TOL, arithmetic
-from evalcore.recheck import DTYPES, LOW_PRECISION_FACTOR, draw_sample, recheck, tolerance_for
+from evalcore.records.machine import arithmetic
+from evalcore.records.numerics import ABS_TOL
+from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, draw_sample, recheck, tolerance_for
 
 ARITH = {"cpu_model": "A", "cpu_capability": "AVX512", "threads": 2}
 OTHER = ARITH | {"cpu_capability": "DEFAULT"}
@@ -68,7 +69,7 @@ def test_tolerances_and_samples_refuse_bad_input():
 def test_the_precision_record_recomputes_here(model_and_tokenizer, validation):
     import torch
 
-    from evalcore.scoring import score_item
+    from evalcore.scoring.loglik import score_item
 
     record = json.loads(PRECISION.read_text())
     model, tokenizer = model_and_tokenizer

@@ -11,17 +11,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from evalcore import _record_schema
 from evalcore.errors import RecordError, SchemaVersionError
-from evalcore.records import (
-    SCHEMA,
-    SCHEMA_VERSION,
-    read_record,
-    record_digest,
-    run_schema,
-    validate_record,
-    write_record,
-)
+from evalcore.records import schema as record_schema_module
+from evalcore.records.schema import SCHEMA_VERSION, record_digest, run_schema, validate_record
+from evalcore.records.store import read_record, write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "records" / "golden-dev64" / "run.json"
@@ -61,7 +54,7 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 def test_schema_pins_the_version_the_code_reads():
     schema = run_schema()
-    assert schema["properties"]["schema"]["const"] == SCHEMA_VERSION == SCHEMA == "evalbook.run/1"
+    assert schema["properties"]["schema"]["const"] == SCHEMA_VERSION == "evalbook.run/1"
     assert set(schema["required"]) == set(schema["properties"])  # every top-level field is required
     assert schema["additionalProperties"] is False
 
@@ -175,21 +168,21 @@ def test_writer_refuses_what_the_reader_would_refuse(golden, tmp_path):
 
 def test_consistency_checks_the_schema_cannot_express():
     # The schema also says the protocol is non-empty; the code keeps the check for records built in memory.
-    assert _record_schema._consistency({"items": [], "protocol": {}}) == "record.protocol is empty"
+    assert record_schema_module._consistency({"items": [], "protocol": {}}) == "record.protocol is empty"
     item = {"item_id": 1, "official": {"loglik": [0.0, 0.0], "continuation_sha256": ["a", "b"]},
             "independent": {"loglik": [0.0], "continuation_sha256": ["a"]}}  # fmt: skip
-    problem = _record_schema._consistency({"items": [item], "protocol": {"x": 1}})
+    problem = record_schema_module._consistency({"items": [item], "protocol": {"x": 1}})
     assert problem == "record.items[0]: official and independent score different numbers of candidates (2 and 1)"
 
 
 def test_validator_is_built_lazily_and_once():
     script = (
         "import sys\n"
-        "from evalcore import records, _record_schema\n"
+        "from evalcore import records\nfrom evalcore.records import schema\n"
         "assert 'jsonschema' not in sys.modules, 'imported before the first check'\n"
         "records.validate_record(records.read_record(sys.argv[1]))\n"
         "records.read_record(sys.argv[1])\n"
-        "info = _record_schema._validator.cache_info()\n"
+        "info = schema._validator.cache_info()\n"
         "assert (info.misses, info.hits) == (1, 2), info\n"
     )
     done = subprocess.run(

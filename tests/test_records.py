@@ -12,9 +12,10 @@ import psutil
 import pytest
 
 from evalcore import records
-from evalcore._claims import CLOCK_SLACK_S, LOCK_NAME
-from evalcore.errors import RecordExistsError, RunInProgressError
-from evalcore.records import RECORD_NAME, RecordError, begin_record, mark_failed, read_record, write_record
+from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
+from evalcore.records import store
+from evalcore.records.claims import CLOCK_SLACK_S, LOCK_NAME
+from evalcore.records.store import RECORD_NAME, begin_record, mark_failed, read_record, write_record
 
 H = "ab" * 32  # a well-formed SHA-256; the values are not checked against anything here
 ITEM = {
@@ -57,7 +58,7 @@ def live_writer(tmp_path):
     out = tmp_path / "run"
     script = (
         "import sys\n"
-        "from evalcore.records import begin_record\n"
+        "from evalcore.records.store import begin_record\n"
         "begin_record(sys.argv[1], {})\n"
         "print('claimed', flush=True)\n"
         "sys.stdin.read()\n"  # alive until the test closes its stdin
@@ -227,16 +228,16 @@ def test_only_provably_stale_temporary_files_removed_by_the_next_claim(tmp_path)
 
 def test_temporary_file_names_its_writer(tmp_path, monkeypatch):
     made = []
-    from evalcore import _atomic
+    from evalcore.records import atomic
 
-    real = _atomic.tempfile.mkstemp
+    real = atomic.tempfile.mkstemp
 
     def spy(**kwargs):
         fd, name = real(**kwargs)
         made.append(os.path.basename(name))
         return fd, name
 
-    monkeypatch.setattr(_atomic.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", spy)
     begin_record(tmp_path, {})
     write_record(tmp_path, MINIMAL)
     records_made = [n for n in made if not n.startswith(LOCK_NAME)]  # the lock's own temporary names its pid too
@@ -248,9 +249,9 @@ def test_temporary_file_names_its_writer(tmp_path, monkeypatch):
 def test_directory_entry_fsynced_after_the_rename(tmp_path, monkeypatch):
     events = []
     real_fsync, real_replace = os.fsync, os.replace
-    monkeypatch.setattr(records.os, "replace", lambda *a: (events.append("replace"), real_replace(*a))[1])
+    monkeypatch.setattr(store.os, "replace", lambda *a: (events.append("replace"), real_replace(*a))[1])
     monkeypatch.setattr(
-        records.os, "fsync", lambda fd: (events.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"),
+        store.os, "fsync", lambda fd: (events.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"),
                                          real_fsync(fd))[1]
     )  # fmt: skip
     write_record(tmp_path, MINIMAL)
@@ -438,8 +439,8 @@ def test_write_record_refuses_a_live_runs_pending_claim(live_writer):
 def test_execute_run_overwrite_that_fails_loses_nothing(tmp_path, monkeypatch):
     # A good record, then `run --overwrite` with the data missing.
     from evalcore.errors import DataUnavailableError
-    from evalcore.resources import DATA_ENV
-    from evalcore.run import execute_run
+    from evalcore.sst2.rows import DATA_ENV
+    from evalcore.workflow.run import execute_run
 
     write_record(tmp_path, MINIMAL)
     before = (tmp_path / RECORD_NAME).read_bytes()
@@ -468,7 +469,7 @@ def test_reading_a_dead_runs_claim_says_to_run_again(tmp_path):
 def test_the_lock_holds_its_owner_from_the_moment_it_exists(tmp_path, monkeypatch):
     # Regression guard: the lock was created empty and its pid written after; a second run looking in that
     # window read an empty lock as a dead writer's and took the directory from a live run.
-    from evalcore import _claims
+    from evalcore.records import claims
 
     seen = []
     real_link = os.link
@@ -476,13 +477,13 @@ def test_the_lock_holds_its_owner_from_the_moment_it_exists(tmp_path, monkeypatc
     def link_then_look(src, dst, *args, **kwargs):
         real_link(src, dst, *args, **kwargs)
         seen.append((tmp_path / LOCK_NAME).read_text())  # what any other process sees from now on
-        script = "import sys\nfrom evalcore.records import begin_record\nbegin_record(sys.argv[1], {})\n"
+        script = "import sys\nfrom evalcore.records.store import begin_record\nbegin_record(sys.argv[1], {})\n"
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         other = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
                                cwd=root, timeout=120)  # fmt: skip
         seen.append(other.stderr.strip().splitlines()[-1] if other.returncode else "the second run took the lock")
 
-    monkeypatch.setattr(_claims.os, "link", link_then_look)
+    monkeypatch.setattr(claims.os, "link", link_then_look)
     begin_record(tmp_path, {})
     assert seen[0] == f"{os.getpid()}\n"
     assert f"is locked by a run in progress (pid {os.getpid()}" in seen[1]

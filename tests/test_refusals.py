@@ -11,11 +11,13 @@ import sys
 
 import pytest
 
-from evalcore.audit import audit_record
-from evalcore.book.badinputs import CATALOGUE, SCORE_NUDGE
+from evalcore.book.badinputs import CATALOGUE
+from evalcore.book.damage import SCORE_NUDGE
 from evalcore.book.refusals import Bench, attempt
-from evalcore.records import RECORD_NAME, RecordError, begin_record, read_record
-from evalcore.run import execute_run
+from evalcore.errors import RecordError
+from evalcore.records.audit import audit_record
+from evalcore.records.store import RECORD_NAME, begin_record, read_record
+from evalcore.workflow.run import execute_run
 
 # key -> (error the user sees, a fragment of the message). "returned" rows are answers, not refusals.
 # A fragment holding a score is a pattern: the score's last digits depend on the CPU that made the record.
@@ -51,7 +53,7 @@ EXPECTED = {
     "ids-sealed": ("SealedItemError", "belong to the sealed confirm set"),
     "ids-bool": ("InvalidTypeError", "must be an int, got bool True"),
     "scoring-too-long": ("PromptTooLongError", "more than max_length=512; refusing to truncate"),
-    "harness-unsorted": ("IdentityError", "3 of 3 logged doc_id values are wrong"),
+    "harness-unsorted": ("DocIdMismatchError", "3 of 3 logged doc_id values are wrong"),
     "harness-unsorted-audit": ("exit 1", "audit FAILED: 3 logged doc_id values name the wrong item"),
     "record-score-edited": ("exit 2", "the record was edited after it was written"),
     "record-item-removed": ("RecordError", "the record was edited after it was written"),
@@ -163,9 +165,9 @@ def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
     # process claims the directory itself: a live run's claim is refused to everyone else.
     script = (
         "import os, signal, sys\n"
-        "from evalcore import records\n"
+        "from evalcore import records\nfrom evalcore.records import store\n"
         "records.begin_record(sys.argv[1], {'smoke': True})\n"
-        "records.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "store.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
         "from tests.test_records import MINIMAL\n"
         "records.write_record(sys.argv[1], MINIMAL)\n"
     )
@@ -184,8 +186,9 @@ def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
 
 def test_originals_untouched_by_the_damaged_copies():
     # The bench damages copies only: the data files still verify and the model file still hashes right.
-    from evalcore.models import locate_model
-    from evalcore.resources import load_split, sha256_file
+    from evalcore.models.loader import locate_model
+    from evalcore.protocol.digest import sha256_file
+    from evalcore.sst2.rows import load_split
 
     assert len(load_split("validation")) == 872
     directory, gguf, res = locate_model()

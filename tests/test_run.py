@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalcore.pairing import official_entry, pair_official, sha256_text
+from evalcore.harness.pairing import official_entry, pair_official
+from evalcore.protocol.digest import sha256_text
 
 
 def entry(doc_id, content_idx):
@@ -37,8 +38,8 @@ def test_independent_prompt_hash_is_taken_as_the_harness_takes_it():
     # harness hashes the request's context as given; the record must hash the same string.
     import hashlib
 
-    from evalcore.pairing import independent_entry
-    from evalcore.scoring import ItemScore, encode_pair
+    from evalcore.harness.pairing import independent_entry
+    from evalcore.scoring.loglik import ItemScore, encode_pair
 
     class Chars:
         def encode(self, text):

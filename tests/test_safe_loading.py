@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.models import MANIFEST, ModelUnavailableError, read_cache_manifest
-from evalcore.resources import sha256_file
+from evalcore.errors import ModelUnavailableError
+from evalcore.models.cache import MANIFEST, read_cache_manifest
+from evalcore.protocol.digest import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([*ROOT.glob("evalcore/**/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py")])
@@ -26,7 +27,7 @@ def _calls(tree: ast.AST):
 
 
 def test_sources_found():
-    assert {p.name for p in SOURCES} >= {"models.py", "records.py", "taskconfig.py", "vendor_assets.py"}
+    assert {p.name for p in SOURCES} >= {"loader.py", "store.py", "taskconfig.py", "vendor_assets.py"}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
@@ -52,11 +53,20 @@ def test_notebooks_do_not_unpickle():
 
 
 def test_harness_request_cache_is_off():
-    # lm-eval's request cache is dill-pickled (lm_eval/caching/cache.py); the book never turns it on.
-    tree = ast.parse((ROOT / "evalcore/harness.py").read_text(encoding="utf-8"))
+    # lm-eval's request cache is dill-pickled (lm_eval/caching/cache.py); the official run never turns it on:
+    # the one simple_evaluate wrapper passes its own arguments, off by default, and run_official leaves them so.
+    import inspect
+
+    from evalcore.harness.official import evaluate
+
+    tree = ast.parse((ROOT / "evalcore/harness/official.py").read_text(encoding="utf-8"))
     (call,) = [node for _, name, node in _calls(tree) if name == "simple_evaluate"]
-    keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg in {"cache_requests", "use_cache"}}
-    assert keywords == {"cache_requests": False, "use_cache": None}
+    passed = {k.arg: ast.unparse(k.value) for k in call.keywords if k.arg in {"cache_requests", "use_cache"}}
+    assert passed == {"cache_requests": "cache_requests", "use_cache": "use_cache"}
+    defaults = inspect.signature(evaluate).parameters
+    assert (defaults["cache_requests"].default, defaults["use_cache"].default) == (False, None)
+    (official,) = [node for owner, name, node in _calls(tree) if name == "evaluate"]
+    assert not {k.arg for k in official.keywords} & {"cache_requests", "use_cache"}
 
 
 @pytest.mark.model

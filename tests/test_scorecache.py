@@ -5,11 +5,12 @@ import math
 
 import pytest
 
-from evalcore.fewshot import demo_prefix, harness_demo_ids
-from evalcore.models import DEFAULT_MODEL, MODELS
-from evalcore.scorecache import SCORER_VERSION, CacheKey, CacheKeyMismatchError, ScoreCache
-from evalcore.scoring import requests_for
-from evalcore.selection import dev_ids
+from evalcore.book.scorecache import SCORER_VERSION, CacheKey, ScoreCache
+from evalcore.errors import CacheKeyMismatchError
+from evalcore.models.loader import DEFAULT_MODEL, MODELS
+from evalcore.scoring.fewshot import demo_block, harness_demo_ids
+from evalcore.sst2.selection import dev_ids
+from evalcore.sst2.task import requests_for
 
 MODEL_SHA = MODELS[DEFAULT_MODEL].sha256
 TOKENIZER = "LlamaTokenizerFast from the GGUF file; prepends BOS id 1"
@@ -21,7 +22,7 @@ def _key(requests, dtype="float32", model=MODEL_SHA, tokenizer=TOKENIZER):
 
 def _requests(train, validation, item, k=2, seed=1234, run=None):
     demos = harness_demo_ids(run or sorted(dev_ids()), k, train, validation, seed=seed)[item]
-    return requests_for(validation[item].sentence, demo_prefix([train[j] for j in demos]))
+    return requests_for(validation[item].sentence, demo_block([train[j] for j in demos]))
 
 
 def test_round_trip_and_a_fresh_cache_misses(tmp_path):
@@ -70,10 +71,10 @@ KEY = _key([("c", " a"), ("c", " b")])
 
 def _entry(loglik, **extra):
     """An entry's JSON text as a hand would write it, its digest recomputed (so only the check under test fails)."""
-    from evalcore.scorecache import _entry_digest
+    from evalcore.book.scorecache import entry_digest
 
     numbers = all(isinstance(x, (int, float)) and math.isfinite(x) for x in loglik)
-    digest = _entry_digest(KEY.to_dict(), [float(x) for x in loglik]) if numbers else "0" * 64
+    digest = entry_digest(KEY.to_dict(), [float(x) for x in loglik]) if numbers else "0" * 64
     return json.dumps({"key": KEY.to_dict(), "loglik": loglik, "entry_sha256": digest, **extra})
 
 
@@ -126,13 +127,13 @@ def test_bad_keys_and_scores_are_refused(tmp_path):
 
 @pytest.mark.model
 def test_real_scores_round_trip_and_bfloat16_misses(tmp_path, train, validation, model_and_tokenizer):
-    from evalcore.scoring import score_item
+    from evalcore.scoring.loglik import score_item
 
     model, tokenizer = model_and_tokenizer
     item = sorted(dev_ids())[0]
     requests = _requests(train, validation, item, k=1)
     prefix = requests[0][0][: -len(requests_for(validation[item].sentence)[0][0])]
-    scores = list(score_item(model, tokenizer, validation[item], prefix=prefix).loglik)
+    scores = list(score_item(model, tokenizer, validation[item], demo_block=prefix).loglik)
     cache = ScoreCache(tmp_path)
     cache.put(_key(requests), scores)
     assert cache.get(_key(requests)) == scores  # JSON keeps every bit of a float

@@ -7,22 +7,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalcore.errors import InvalidInputError
-from evalcore.resources import Row
-from evalcore.scoring import (
-    QUESTION,
-    BoundaryError,
-    PromptTooLongError,
+from evalcore.errors import ContextNotPrefixError, InvalidInputError, PromptTooLongError, SealedItemError
+from evalcore.scoring.loglik import (
     argmax_first,
     continuation_scores,
-    doc_to_text,
     encode_pair,
     ledger_records,
-    requests_for,
     score_item,
     score_items,
 )
-from evalcore.selection import SealedItemError, confirm_ids, dev_ids
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import confirm_ids, dev_ids
+from evalcore.sst2.task import QUESTION, doc_to_text, requests_for
 
 
 class CharTokenizer:
@@ -61,7 +57,7 @@ def test_trailing_context_whitespace_moves_to_continuation():
 
 
 def test_boundary_error_when_context_not_prefix():
-    with pytest.raises(BoundaryError, match="not a prefix"):
+    with pytest.raises(ContextNotPrefixError, match="not a prefix"):
         encode_pair(MergingTokenizer(), "Answer:", " x")
 
 
@@ -108,7 +104,7 @@ def test_score_items_refuses_sealed_ids(model_and_tokenizer, validation):
 
 @pytest.mark.model
 def test_ledger_records_keep_refused_items_as_errors(model_and_tokenizer, validation):
-    from evalcore import score_run
+    from evalcore import summarize_ledger
 
     model, tok = model_and_tokenizer
     ids = dev_ids()[:6]
@@ -118,7 +114,7 @@ def test_ledger_records_keep_refused_items_as_errors(model_and_tokenizer, valida
     errors = {r["id"] for r in records if r["status"] == "error"}
     assert errors and errors == {str(i) for i, n in lengths.items() if n > budget}
     assert all("refusing to truncate" in r["error"] for r in records if r["status"] == "error")
-    summary = score_run(records)
+    summary = summarize_ledger(records)
     assert summary["n"] == 6 and summary["counts"]["error"] == len(errors)
 
 

@@ -5,14 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.resources import row_sha256
-from evalcore.selection import (
+from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
+from evalcore.sst2.rows import row_sha256
+from evalcore.sst2.selection import (
     CONFIRM_SIZE,
     DEV_SIZE,
     SALT,
     VALIDATION_SIZE,
-    SealedItemError,
     check_ids,
     committed_selection,
     confirm_ids,

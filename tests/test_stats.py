@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sp
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.stats import (
+from evalcore.part3.stats import (
     clopper_pearson,
     comparator_z_test,
     compare_paired,
@@ -125,7 +125,7 @@ def test_mean_stderr_reproduces_the_harness_on_the_golden_record():
     # The harness's own acc_stderr, logged in a real run, recomputed from its per-item acc.
     from pathlib import Path
 
-    from evalcore.records import read_record
+    from evalcore.records.store import read_record
 
     record = read_record(Path(__file__).resolve().parent.parent / "records" / "golden-dev64")
     accs = [it["official"]["acc"] for it in record["items"]]
@@ -391,7 +391,7 @@ def test_every_refusal_is_the_evalcore_error_with_its_message(call, error, messa
 def test_paired_z_test_matches_statsmodels_one_sample_z_on_the_differences(seed):
     from statsmodels.stats.weightstats import ztest
 
-    from evalcore.stats import paired_z_test
+    from evalcore.part3.stats import paired_z_test
 
     rng = random.Random(seed)
     a = [rng.randint(0, 1) for _ in range(64)]

@@ -1,4 +1,4 @@
-"""The task constants written once in evalcore.task, checked against the installed YAML that defines them."""
+"""The task constants written once in evalcore.sst2.task, checked against the installed YAML that defines them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from evalcore.errors import InvalidTypeError
-from evalcore.task import CHOICES, TASK_VERSION, TASK_YAML, TEMPLATE, doc_to_text, requests_for
+from evalcore.sst2.task import CHOICES, TASK_VERSION, TASK_YAML, TEMPLATE, doc_to_text, requests_for
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from evalcore.batched import distinct_input_lengths, forward_flops
+from evalcore.book.performance import distinct_input_lengths, forward_flops
 from evalcore.book.timeshares import GROUPS, OpTime, from_profiler, group_of, product_rate, time_shares
 
 VOCAB = 100

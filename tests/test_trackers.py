@@ -17,10 +17,10 @@ from evalcore.book.trackers import (
     saved_results,
 )
 from evalcore.errors import InvalidInputError
-from evalcore.harness import TASK, build_task
-from evalcore.pairing import sha256_text
-from evalcore.resources import committed_row_hashes
-from evalcore.selection import dev_ids
+from evalcore.harness.registry import TASK, build_task
+from evalcore.protocol.digest import sha256_text
+from evalcore.sst2.rows import committed_row_hashes
+from evalcore.sst2.selection import dev_ids
 
 
 @pytest.fixture(scope="module")

@@ -49,10 +49,10 @@ def test_balanced_accuracy_is_one_half_for_any_constant_prediction():
 
 
 def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
-    from evalcore.auc import compare_auc
     from evalcore.book.views import one_factor_rows
-    from evalcore.multiplicity import holm
-    from evalcore.stats import mcnemar_exact
+    from evalcore.part3.auc import compare_auc
+    from evalcore.part3.multiplicity import holm
+    from evalcore.part3.stats import mcnemar_exact
 
     steps = [("one demo", (a, "k=0"), (a, "set 0, k=1")), ("eight demos", (a, "k=0"), (a, "set 0, k=8"))]
     rows = one_factor_rows(steps)
@@ -69,7 +69,7 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
 
 def test_sets_agree_rows_match_cochran_q_and_holm(a):
     from evalcore.book.views import sets_agree_rows
-    from evalcore.cochran import cochran_q, permutation_p
+    from evalcore.part3.cochran import cochran_q, permutation_p
 
     groups = {k: [f"set {s}, k={k}" for s in range(5)] for k in (1, 8)}
     rows = {r["group"]: r for r in sets_agree_rows(a, groups)}

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.batched import score_rows_batched
 from evalcore.book.part3 import ARTICLE_RESULTS
 from evalcore.errors import InvalidInputError
-from evalcore.models import WithoutSpecialTokens
-from evalcore.resources import Row
-from evalcore.scoring import score_items, validation_row
-from evalcore.selection import DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids, hash_order
+from evalcore.models.loader import WithoutSpecialTokens
+from evalcore.scoring import score_rows_batched
+from evalcore.scoring.loglik import score_items, validation_row
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids, hash_order
 
 __all__ = [
     "ARTICLE_LIKELIHOOD",
@@ -117,7 +117,7 @@ def item_set_spread(
 ) -> SetSpread:
     """Score every item of ``n_sets`` other 64-item sets once; count each set's correct and positive predictions.
 
-    The items go through the batched path (:func:`evalcore.batched.score_rows_batched`):
+    The items go through the batched path (:func:`evalcore.scoring._batched.score_rows_batched`):
     the same s_ij, with last bits that may differ from batch 1 (the page counts
     predictions, it audits nothing).
     """

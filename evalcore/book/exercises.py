@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError
-from evalcore.fingerprint import diff_protocols, protocol_fingerprint
-from evalcore.ledger import score_run
-from evalcore.overlap import content_overlap, split_overlap
+from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
+from evalcore.protocol.ledger import summarize_ledger
+from evalcore.protocol.overlap import content_overlap, split_overlap
 
 __all__ = ["NotAnswered", "WrongAnswer", "check_denominators", "check_fingerprint_task", "check_split_task"]
 
@@ -84,13 +84,13 @@ def check_denominators(records: Any, success_rate: Any, scored_accuracy: Any) ->
     """Task 3: four ledger records (2 passed, 1 failed, 1 error) and both rates computed by hand.
 
     Passes when the records have that mix and the two numbers equal what
-    :func:`evalcore.ledger.score_run` computes.
+    :func:`evalcore.protocol.ledger.summarize_ledger` computes.
     """
     records = _given("records", records)
     success_rate, scored_accuracy = _given("success_rate", success_rate), _given("scored_accuracy", scored_accuracy)
     if not isinstance(records, Sequence) or len(records) != 4:
         raise WrongAnswer("give four ledger records, one per item")
-    summary = score_run(records)
+    summary = summarize_ledger(records)
     if summary["counts"] != {"passed": 2, "failed": 1, "error": 1}:
         raise WrongAnswer(f"the records end {summary['counts']}; the task asks for 2 passed, 1 failed, 1 error")
     if abs(success_rate - summary["success_rate"]) > 1e-9:

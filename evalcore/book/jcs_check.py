@@ -66,7 +66,7 @@ def node_canonical_json(obj: Any, *, node: str | None = None, timeout: float = 3
         timeout: seconds to wait for node.
 
     Returns:
-        The bytes node wrote, to compare with :func:`evalcore.fingerprint.canonical_json`.
+        The bytes node wrote, to compare with :func:`evalcore.protocol.fingerprint.canonical_json`.
 
     Raises:
         InvalidTypeError: ``obj`` is not JSON data, or has a non-string key.

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
-from evalcore.harness import harness_fewshot_contexts
-from evalcore.resources import Row
-from evalcore.scoring import doc_to_text
+from evalcore.harness.registry import harness_fewshot_contexts
+from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
+from evalcore.sst2.rows import Row
+from evalcore.sst2.task import doc_to_text
 
 __all__ = ["check_kshot_task"]
 
@@ -50,8 +50,8 @@ def check_kshot_task(
 
     The truth comes from lm-eval 0.4.9.2 itself: its sst2 task, seeded as
     ``simple_evaluate`` seeds it, builds the k-shot context of every item of one run over
-    ``ids`` (:func:`evalcore.harness.harness_fewshot_contexts`). The demo rows handed to
-    the student's function are the ones that run drew (:func:`evalcore.fewshot.harness_demo_ids`).
+    ``ids`` (:func:`evalcore.harness.official.harness_fewshot_contexts`). The demo rows handed to
+    the student's function are the ones that run drew (:func:`evalcore.scoring.fewshot.harness_demo_ids`).
 
     Args:
         same_demos: the student's answer: do all items of the run get the same demos?

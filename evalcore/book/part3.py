@@ -1,8 +1,8 @@
 """Helpers for Part III's pages: read an experiment's record, tabulate its paired comparisons, re-check it.
 
 The numbers come from the records of ``experiments/part3.py`` (and ``experiments/confirm.py``);
-the statistics from :mod:`evalcore.stats`; the re-check from
-:func:`evalcore.experiment.audit_condition`.
+the statistics from :mod:`evalcore.part3.stats`; the re-check from
+:func:`evalcore.part3.experiment.audit_condition`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.book.views import view_row
-from evalcore.calibration import calibrated_prediction, content_free_prior
 from evalcore.errors import RecordError
-from evalcore.experiment import audit_condition, condition_outcomes, condition_predictions
-from evalcore.experiment_record import record_problems, require_whole
-from evalcore.records import loads_strict
-from evalcore.scoring import argmax_first
-from evalcore.stats import clopper_pearson, compare_paired
+from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions
+from evalcore.part3.record import record_problems, require_whole
+from evalcore.part3.stats import clopper_pearson, compare_paired
+from evalcore.records.strictjson import loads_strict
+from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
+from evalcore.scoring.loglik import argmax_first
 
 __all__ = [
     "ARTICLE_RESULTS",
@@ -77,7 +77,7 @@ def load_record(name: str, directory: Path = RESULTS) -> dict[str, Any]:
     """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``), checked whole.
 
     Every item of every condition is checked against the record's digests and structure
-    (:func:`evalcore.experiment_record.record_problems`) before anything reads it.
+    (:func:`evalcore.part3.record.record_problems`) before anything reads it.
 
     Raises:
         FileNotFoundError: the record has not been computed (the message names the command).
@@ -128,7 +128,7 @@ def calibrated_outcomes(
 
     Args:
         inputs: which stored content-free inputs to average (default: all of them).
-        method: how they are combined (:data:`evalcore.calibration.PRIOR_METHODS`; the
+        method: how they are combined (:data:`evalcore.scoring.calibration.PRIOR_METHODS`; the
             default is Zhao et al.'s own: raw probabilities averaged, then normalised).
 
     Raises:
@@ -196,7 +196,7 @@ def recheck_record(
     """Check every item of a record without the model; audit a random sample of its conditions and
     re-score a random sample of their items.
 
-    The first row is the whole-record check (:func:`evalcore.experiment_record.record_problems`,
+    The first row is the whole-record check (:func:`evalcore.part3.record.record_problems`,
     gold labels compared with ``validation``); the model re-score stays a sample.
 
     Args:

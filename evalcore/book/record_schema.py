@@ -1,7 +1,7 @@
 """The run record's JSON Schema, put into tables and tried on edited records.
 
 Explained in the appendix *The run record* (``book/record-schema.md``). Everything here
-reads the schema shipped with the package (:func:`evalcore.records.run_schema`), so the
+reads the schema shipped with the package (:func:`evalcore.records.schema.run_schema`), so the
 page that shows it cannot drift from the file the reader checks against.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from evalcore.errors import RecordError
-from evalcore.records import run_schema, validate_record
+from evalcore.records.schema import run_schema, validate_record
 
 __all__ = ["field_type", "policy", "refusal", "schema_table", "set_at"]
 
@@ -97,7 +97,10 @@ def set_at(record: dict[str, Any], path: Sequence[str | int], value: Any) -> dic
 
 
 def refusal(record: dict[str, Any], edit: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
-    """What :func:`evalcore.records.validate_record` says about ``record`` (after ``edit``): None if it passes."""
+    """What :func:`evalcore.records.schema.validate_record` says about ``record`` (after ``edit``).
+
+    None if it passes.
+    """
     try:
         validate_record(edit(record) if edit is not None else record)
     except RecordError as exc:

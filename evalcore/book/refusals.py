@@ -114,7 +114,7 @@ class Bench:
     def model(self) -> tuple[Any, Any]:
         """``(model, tokenizer)``, loaded once."""
         if self._preloaded is None:
-            from evalcore.models import load_model
+            from evalcore.models.loader import load_model
 
             self._preloaded = load_model()
         return self._preloaded
@@ -122,7 +122,7 @@ class Bench:
     def record_dir(self) -> Path:
         """A complete, audited smoke-run record (made once)."""
         if self._record_dir is None:
-            from evalcore.run import execute_run
+            from evalcore.workflow.run import execute_run
 
             path, _ = execute_run(self.fresh("smoke-run"), smoke=True, preloaded=self.model())
             self._record_dir = path.parent
@@ -131,8 +131,8 @@ class Bench:
     def unsorted_dir(self) -> Path:
         """A complete record of three dev items passed to the harness unsorted (made once)."""
         if self._unsorted_dir is None:
-            from evalcore.run import execute_run
-            from evalcore.selection import dev_ids
+            from evalcore.sst2.selection import dev_ids
+            from evalcore.workflow.run import execute_run
 
             path, _ = execute_run(self.fresh("unsorted-run"), ids=dev_ids()[:3], sort_ids=False, preloaded=self.model())
             self._unsorted_dir = path.parent
@@ -140,7 +140,7 @@ class Bench:
 
     def copy_record(self, name: str) -> Path:
         """A copy of the smoke-run record in a fresh directory, to be damaged."""
-        from evalcore.records import RECORD_NAME
+        from evalcore.records.store import RECORD_NAME
 
         target = self.fresh(name)
         shutil.copy2(self.record_dir() / RECORD_NAME, target / RECORD_NAME)
@@ -161,7 +161,7 @@ class Bench:
 
     def _claimed_run(self, out: Path) -> subprocess.Popen[str]:
         """Start ``python -m evalcore run --smoke --out OUT`` and return once its claim is on disk."""
-        from evalcore.records import RECORD_NAME
+        from evalcore.records.store import RECORD_NAME
 
         process = subprocess.Popen(
             [sys.executable, "-m", "evalcore", "run", "--smoke", "--out", str(out)],
@@ -208,7 +208,7 @@ def _first_line(text: str) -> str:
 
 def attempt(case: BadInput, bench: Bench) -> Outcome:
     """Feed one bad input and record what came back. Never raises for the input's own error."""
-    from evalcore.audit import AuditReport
+    from evalcore.records.report import AuditReport
 
     t0 = time.perf_counter()
     try:

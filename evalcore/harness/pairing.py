@@ -1,0 +1,79 @@
+"""Pairing the two scorers' results: each logged harness sample reduced to ids, hashes and scores,
+keyed by the idx of its document's *content*, never by its logged ``doc_id``.
+
+Explained in the notebook *Running the official harness* (``notebooks/official-run.md``)
+and, for why the content decides, *The doc_id bug* (``notebooks/doc-id-bug.md``). No
+review text is kept: every string is stored as its SHA-256
+(:func:`evalcore.protocol.digest.sha256_text`, lm-eval's ``hash_string``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalcore.protocol.digest import sha256_text
+from evalcore.scoring.loglik import ItemScore
+from evalcore.sst2.rows import row_sha256
+
+__all__ = ["independent_entry", "official_entry", "pair_official"]
+
+
+def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[str, Any]:
+    """One logged harness sample, reduced to ids, hashes and scores (no text)."""
+    doc = sample["doc"]
+    content_hash = row_sha256(doc["idx"], doc["sentence"], doc["label"])
+    return {
+        "doc_id": sample["doc_id"],
+        "content_idx": hash_to_idx.get(content_hash),
+        "doc_row_sha256": content_hash,
+        "doc_hash": sample["doc_hash"],
+        "prompt_hash": sample["prompt_hash"],
+        "target_hash": sample["target_hash"],
+        "continuation_sha256": [sha256_text(args[1]) for args in sample["arguments"]],
+        "target": int(sample["target"]),
+        "loglik": [float(r[0]) for r in sample["filtered_resps"]],
+        "is_greedy": [bool(r[1]) for r in sample["filtered_resps"]],
+        "acc": float(sample["acc"]),
+    }
+
+
+def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
+    """Key logged samples by the idx of their content; list every way the log fails to match the request.
+
+    Returns:
+        ``({item_id: entry}, failures)``. A failure is a logged document whose content is
+        not a validation row, one that was not requested, one logged twice, or a
+        requested item with no logged sample.
+    """
+    official: dict[int, dict[str, Any]] = {}
+    failures = []
+    wanted = set(requested)
+    for e in entries:
+        idx = e["content_idx"]
+        if idx is None:
+            failures.append(f"logged doc with unknown content (doc_id {e['doc_id']})")
+        elif idx not in wanted:
+            failures.append(f"logged doc idx {idx} (doc_id {e['doc_id']}) was not requested")
+        elif idx in official:
+            failures.append(f"item {idx}: logged twice")
+        else:
+            official[idx] = e
+    failures += [f"item {i}: no official sample logged" for i in requested if i not in official]
+    return official, failures
+
+
+def independent_entry(score: ItemScore) -> dict[str, Any]:
+    """One independent score, reduced to ids, hashes and scores (no text)."""
+    first = score.candidates[0]
+    return {
+        "prompt_hash": sha256_text(first.request_context),  # as the harness hashes it: before any whitespace moves
+        "continuation_sha256": [sha256_text(c.continuation) for c in score.candidates],
+        "context_length": len(first.context_ids),
+        "first_token": first.context_ids[0],
+        "continuation_ids": [list(c.continuation_ids) for c in score.candidates],
+        "loglik": list(score.loglik),
+        "token_logprobs": [list(t) for t in score.token_logprobs],
+        "is_greedy": list(score.is_greedy),
+        "prediction": score.prediction,
+        "logits_shape": list(score.logits_shape),
+    }

@@ -1,0 +1,107 @@
+"""The harness's own ``sst2`` task: its registry config, its task object, its requests and prompts.
+
+Explained in the notebook *Reading the task* (``notebooks/reading-the-task.md``). Everything
+here is built by lm-eval 0.4.9.2 itself, on the verified local rows (``custom_dataset``
+instead of a Hub download): the book reads the harness's prompts from the harness, and
+compares its own with them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from evalcore.capture import captured
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import check_ids
+
+__all__ = [
+    "TASK",
+    "build_task",
+    "harness_fewshot_contexts",
+    "harness_requests",
+    "official_task_config",
+    "task_manager",
+]
+
+TASK = "sst2"
+"""Task name in the lm-eval registry."""
+
+
+@functools.lru_cache(maxsize=1)
+def task_manager() -> Any:
+    """lm-eval's task registry, indexed once per process (indexing every task YAML takes seconds)."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager()
+
+
+def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dict[str, Any]:
+    """The registry config of ``sst2`` with ``custom_dataset`` returning the given rows.
+
+    Every other field (prompt, choices, target, metric, splits, version) is the
+    harness's own.
+    """
+    from datasets import Dataset, DatasetDict
+
+    config = dict(task_manager()._get_config(TASK))
+
+    def local_dataset(**_metadata: Any) -> DatasetDict:
+        return DatasetDict(
+            {
+                "train": Dataset.from_list([r.as_doc() for r in train]),
+                "validation": Dataset.from_list([r.as_doc() for r in validation]),
+            }
+        )
+
+    config["custom_dataset"] = local_dataset
+    return config
+
+
+def build_task(train: Sequence[Row], validation: Sequence[Row], notes: list[str] | None = None) -> Any:
+    """The harness's own ``ConfigurableTask`` for sst2, on the local rows.
+
+    Args:
+        notes: receives the warnings the harness logs while building the task
+            (e.g. the default-aggregation warnings).
+    """
+    from lm_eval.api.task import ConfigurableTask
+
+    sink: list[str] = []
+    with captured(sink):
+        task = ConfigurableTask(config=official_task_config(train, validation))
+    if notes is not None:
+        notes.extend(sink)
+    return task
+
+
+def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots."""
+    context = task.fewshot_context(doc, num_fewshot=0)
+    instances = task.construct_requests(doc=doc, ctx=context, metadata=(TASK, 0, 1))
+    return [tuple(inst.arguments) for inst in instances]
+
+
+def harness_fewshot_contexts(
+    train: Sequence[Row], validation: Sequence[Row], ids: Sequence[int], k: int, seed: int
+) -> dict[int, str]:
+    """The context lm-eval 0.4.9.2 itself builds for each item of one run over ``ids`` at ``k`` shots.
+
+    The harness's own ``sst2`` task, seeded as ``simple_evaluate`` seeds it
+    (``set_fewshot_seed``), builds its requests for ``sorted(ids)``; returned by item idx.
+
+    Raises:
+        SealedItemError, ValueError, TypeError: bad ids.
+    """
+    ids = check_ids(ids)
+    task = build_task(train, validation)
+    task.set_config(key="num_fewshot", value=k)
+    task.set_fewshot_seed(seed=seed)
+    sink: list[str] = []
+    with captured(sink):
+        task.build_all_requests(samples=sorted(ids), rank=0, world_size=1)
+    contexts: dict[int, str] = {}
+    for inst in task.instances:
+        contexts.setdefault(inst.doc["idx"], inst.arguments[0])
+    return contexts

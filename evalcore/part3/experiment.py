@@ -1,0 +1,233 @@
+"""Part III's experiments: run a condition on the dev items into a record, and audit a stored one.
+
+Explained in Part III of the book (``book/part3-*.md``). :func:`run_condition` scores a
+:class:`~evalcore.part3.conditions.Condition` and returns its record: the protocol and its
+fingerprint, and per item the demo train ids and the scores (or, for generation, the
+answer's SHA-256, its first token id and length, and its parsed label). No text is
+stored: demos and items are ids, and a generated answer, which can quote the review, is
+kept as a hash.
+Items are scored with one forward pass per distinct context
+(:func:`evalcore.scoring.score_requests_shared`), with the prompts built once for
+scoring and auditing alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
+from evalcore.part3.record import condition_digest, condition_problems
+from evalcore.protocol.digest import sha256_text
+from evalcore.protocol.spec import EvalProtocol
+from evalcore.records.machine import arithmetic_differences
+from evalcore.scoring.fewshot import demos_digest
+from evalcore.scoring.loglik import argmax_first
+from evalcore.sst2.rows import Row
+
+__all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "run_condition"]
+
+
+@dataclass(frozen=True)
+class _Prompts:
+    """One condition's prompts, built once for scoring and for auditing alike.
+
+    The encoder, the answer continuations (delimiter + answer word), each item's context
+    and the content-free contexts: :func:`run_condition` scores with these and
+    :func:`audit_condition` re-scores with the same, so an audit cannot check a prompt
+    other than the one that was scored.
+    """
+
+    cond: Condition
+    tokenizer: Any
+    encoder: Any
+    continuations: tuple[str, ...]
+
+    @classmethod
+    def of(cls, cond: Condition, tokenizer: Any) -> _Prompts:
+        continuations = tuple(cond.target_delimiter + c for c in cond.fmt.choices)
+        return cls(cond, tokenizer, encoder_for(cond, tokenizer), continuations)
+
+    def context(self, demos: Sequence[Row], sentence: str) -> str:
+        return context_for(self.cond, demos, sentence, self.tokenizer)
+
+    def content_free(self, train: Sequence[Row]) -> dict[str, str]:
+        from evalcore.scoring.calibration import CONTENT_FREE
+
+        shared = [train[j] for j in self.cond.demo_set]
+        return {cf: self.context(shared, cf) for cf in CONTENT_FREE}
+
+    def scores(self, model: Any, context: str) -> list[float]:
+        from evalcore.scoring import score_requests_shared
+
+        requests = [(context, c) for c in self.continuations]
+        return [s.loglik for s in score_requests_shared(model, self.encoder, requests)]
+
+    def content_free_scores(self, model: Any, train: Sequence[Row]) -> dict[str, list[float]]:
+        from evalcore.scoring.calibration import content_free_scores
+
+        return content_free_scores(model, self.encoder, self.content_free(train), list(self.continuations))
+
+    def generate(self, model: Any, context: str) -> tuple[str, list[int]]:
+        from evalcore.scoring.generation import greedy_continuation
+
+        return greedy_continuation(model, self.encoder, context)
+
+
+def run_condition(
+    model: Any,
+    tokenizer: Any,
+    cond: Condition,
+    item_ids: Sequence[int],
+    train: Sequence[Row],
+    validation: Sequence[Row],
+    base: EvalProtocol,
+    *,
+    unseal: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Score ``cond`` on the items; returns the condition's record (JSON-ready, no text).
+
+    ``progress`` is called as ``progress(condition name, items done, items)`` after each item.
+
+    Raises:
+        SealedItemError, ValueError, TypeError: bad ids or a bad condition.
+        PromptTooLongError, ContextNotPrefixError: as :func:`evalcore.scoring.loglik.encode_pair`.
+    """
+    from evalcore.scoring.generation import parse_label
+
+    demos = demos_for(cond, item_ids, train, validation, unseal=unseal)
+    protocol = protocol_for(cond, base, demos, tokenizer)
+    prompts = _Prompts.of(cond, tokenizer)
+    items = {}
+    for i, ids in demos.items():
+        context = prompts.context([train[j] for j in ids], validation[i].sentence)
+        if cond.rule == "generation":
+            answer, answer_ids = prompts.generate(model, context)
+            # The answer's text is not stored: a model can quote the review it was shown.
+            items[str(i)] = {
+                "demos": list(ids),
+                "generated_sha256": sha256_text(answer),
+                "first_token": answer_ids[0] if answer_ids else None,
+                "n_tokens": len(answer_ids),
+                "parsed": parse_label(answer, cond.fmt.choices),
+            }
+        else:
+            items[str(i)] = {"demos": list(ids), "loglik": prompts.scores(model, context)}
+        if progress is not None:
+            progress(cond.name, len(items), len(demos))
+    record: dict[str, Any] = {"protocol": protocol.to_dict(), "fingerprint": protocol.fingerprint, "items": items}
+    if cond.rule == "likelihood" and cond.sampler in ("none", "fixed"):
+        # One prompt for every item: its content-free scores calibrate it (Zhao et al. 2021).
+        record["content_free"] = prompts.content_free_scores(model, train)
+    record["items_sha256"] = condition_digest(record)  # every build checks every item against it
+    return record
+
+
+def condition_predictions(condition: Mapping[str, Any]) -> dict[int, int | None]:
+    """``{item_id: predicted label}`` from a condition's stored scores (ties to the first), or
+    from its parsed generations (None where the answer was neither label)."""
+    return {
+        int(i): entry["parsed"] if "parsed" in entry else argmax_first(entry["loglik"])
+        for i, entry in condition["items"].items()
+    }
+
+
+def condition_outcomes(condition: Mapping[str, Any], labels: Mapping[int, int], order: Sequence[int]) -> list[int]:
+    """Per-item correctness (0/1) in ``order``: the paired outcomes the statistics take.
+
+    An unparseable generation counts as wrong here (the end-to-end view); the ledger
+    keeps it apart as an ``error``.
+
+    Raises:
+        KeyError: an item of ``order`` that the condition did not score.
+    """
+    pred = condition_predictions(condition)
+    return [int(pred[i] == labels[i]) for i in order]
+
+
+def audit_condition(
+    model: Any,
+    tokenizer: Any,
+    cond: Condition,
+    stored: Mapping[str, Any],
+    train: Sequence[Row],
+    validation: Sequence[Row],
+    *,
+    recorded_arithmetic: Mapping[str, Any],
+    sample: Sequence[int],
+    unseal: bool = False,
+) -> tuple[list[str], Any]:
+    """Check one stored condition: structure and digest, identity, demos, and a re-scored sample.
+
+    0. every item has its demo list and one finite score per answer, and the condition's
+       ``items_sha256`` is the digest of its items
+       (:func:`evalcore.part3.record.condition_problems`); a structural problem ends
+       the check there;
+    1. the stored protocol's fingerprint is the stored fingerprint;
+    2. the stored per-item demo ids hash to the protocol's ``demos_sha256``, and the items
+       are the protocol's ``item_ids``;
+    3. the condition's sampler, run again on those items, gives the same demo ids;
+    4. the ``sample`` items, re-scored with their stored demos, and the content-free
+       inputs of a calibrated condition agree with the stored scores under the
+       tolerance policy (:func:`evalcore.records.recheck.recheck`).
+
+    Returns:
+        ``(problems, recheck)``: an empty list when 1-3 hold, and the verdict of 4: None
+        with an empty ``sample`` (nothing re-scored), and None for a generation
+        condition, whose answers must be the stored ones exactly on the record's
+        arithmetic (elsewhere a greedy choice between near-equal tokens may go the other
+        way, so they are not compared).
+    """
+    from evalcore.records.machine import arithmetic
+    from evalcore.records.recheck import recheck
+    from evalcore.scoring.calibration import CONTENT_FREE
+
+    same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())
+    item_ids = stored.get("protocol", {}).get("data", {}).get("item_ids", []) if isinstance(stored, Mapping) else []
+    problems = condition_problems(cond.name, stored, item_ids)
+    items = stored.get("items") if isinstance(stored, Mapping) else None
+    readable = isinstance(items, Mapping) and all(
+        isinstance(e, Mapping) and isinstance(e.get("demos"), list)
+        and (cond.rule == "generation" or isinstance(e.get("loglik"), list))
+        for e in items.values()
+    )  # fmt: skip
+    if not readable or "protocol" not in stored:  # a missing demo list or score: nothing below can run
+        return problems, None
+    protocol = EvalProtocol.from_dict(stored["protocol"])
+    if protocol.fingerprint != stored["fingerprint"]:
+        problems.append(f"fingerprint {stored['fingerprint'][:12]} is not its protocol's ({protocol.fingerprint[:12]})")
+    # A JSON record's items come back key-sorted as strings: order them as the protocol does.
+    if sorted(int(i) for i in stored["items"]) != sorted(protocol.data.item_ids):
+        problems.append("the stored items are not the protocol's item_ids")
+        return problems, None
+    demos = {i: tuple(stored["items"][str(i)]["demos"]) for i in protocol.data.item_ids}
+    expected_digest = demos_digest(demos) if cond.k else None
+    if protocol.prompt.demos_sha256 != expected_digest:
+        problems.append("the stored demo ids do not hash to the protocol's demos_sha256")
+    if demos_for(cond, list(demos), train, validation, unseal=unseal) != demos:
+        problems.append(f"the {cond.sampler} sampler gives other demos than the stored ones")
+    if not sample:
+        return problems, None
+    prompts = _Prompts.of(cond, tokenizer)
+    stored_scores: dict[Any, list[float]] = {}
+    fresh: dict[Any, list[float]] = {}
+    for i in sample:
+        context = prompts.context([train[j] for j in demos[i]], validation[i].sentence)
+        if cond.rule == "generation":
+            answer, _ = prompts.generate(model, context)
+            digest = sha256_text(answer)
+            if digest != stored["items"][str(i)]["generated_sha256"] and same_arithmetic:
+                problems.append(f"item {i}: the generated answer differs from the stored one (sha256 {digest[:12]})")
+        else:
+            stored_scores[i] = stored["items"][str(i)]["loglik"]
+            fresh[i] = prompts.scores(model, context)
+    if cond.rule == "generation":
+        return problems, None
+    if "content_free" in stored:  # the calibration's inputs are stored numbers too
+        for cf, scores in prompts.content_free_scores(model, train).items():
+            key = -1 - CONTENT_FREE.index(cf)  # negative keys: never an item id
+            stored_scores[key], fresh[key] = stored["content_free"][cf], scores
+    verdict = recheck(stored_scores, fresh, dtype=protocol.model.dtype, recorded_arithmetic=recorded_arithmetic)
+    return problems, verdict

@@ -1,0 +1,151 @@
+"""Split hygiene: which items two splits share, by id and by content.
+
+Explained in the book chapter *Development vs report splits* (``book/splits.md``).
+
+:func:`split_overlap` compares item ids. It cannot see an item that was copied into
+another split under a new id; :func:`content_overlap` catches that by hashing the
+item's normalized text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.protocol.digest import sha256_text
+
+__all__ = ["content_overlap", "normalize_text", "split_overlap", "text_key"]
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise InvalidTypeError(f"split name must be str, got {type(name).__name__} {name!r}")
+    if not name.strip():
+        raise InvalidInputError(f"split name must be non-empty, got {name!r}")
+    return name
+
+
+def _check_id(split: str, position: int, item_id: object) -> str:
+    if not isinstance(item_id, str):
+        raise InvalidTypeError(
+            f"split {split!r}, position {position}: id must be str, got {type(item_id).__name__} {item_id!r}"
+        )
+    if not item_id.strip():
+        raise InvalidInputError(f"split {split!r}, position {position}: id is empty ({item_id!r})")
+    if item_id != item_id.strip():
+        raise InvalidInputError(
+            f"split {split!r}, position {position}: id {item_id!r} has surrounding whitespace "
+            "(it would not match the same id written without it)"
+        )
+    return item_id
+
+
+def _check_splits(splits: object) -> Mapping:
+    if not isinstance(splits, Mapping):
+        raise InvalidTypeError(f"splits must be a mapping of split name to items, got {type(splits).__name__}")
+    if not splits:
+        raise InvalidInputError("splits is empty: nothing to compare")
+    for name in splits:
+        _check_name(name)
+    return splits
+
+
+def split_overlap(splits: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], list[str]]:
+    """Return the ids that each pair of splits shares.
+
+    Args:
+        splits: split name -> list of item ids (non-empty strings, no duplicates
+            within a split, no surrounding whitespace).
+
+    Returns:
+        ``{(a, b): sorted common ids}`` for each pair of names with ``a < b`` whose
+        intersection is non-empty; pairs with nothing in common are left out.
+
+    Raises:
+        TypeError: splits is not a mapping, a name or id is not a string, or a
+            split's ids are not a list or tuple.
+        ValueError: no splits, an empty name or id, or an id listed twice in a split.
+    """
+    _check_splits(splits)
+    sets: dict[str, set[str]] = {}
+    for name, ids in splits.items():
+        if not isinstance(ids, (list, tuple)):
+            raise InvalidTypeError(f"split {name!r}: ids must be a list or tuple, got {type(ids).__name__}")
+        seen: set[str] = set()
+        for position, item_id in enumerate(ids):
+            _check_id(name, position, item_id)
+            if item_id in seen:
+                raise InvalidInputError(f"split {name!r}: id {item_id!r} is listed twice")
+            seen.add(item_id)
+        sets[name] = seen
+    result: dict[tuple[str, str], list[str]] = {}
+    for a, b in combinations(sorted(sets), 2):
+        common = sets[a] & sets[b]
+        if common:
+            result[(a, b)] = sorted(common)
+    return result
+
+
+def normalize_text(text: str) -> str:
+    """Normalize text before hashing: Unicode NFKC, case-folded, whitespace runs as one space, trimmed.
+
+    Raises:
+        TypeError: text is not a string.
+    """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"text must be str, got {type(text).__name__} {text!r}")
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def text_key(text: str) -> str:
+    """SHA-256 hex digest of :func:`normalize_text` (UTF-8)."""
+    return sha256_text(normalize_text(text))
+
+
+def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Return the items of each pair of splits whose normalized texts are equal.
+
+    Catches what :func:`split_overlap` cannot: the same text filed under a new id.
+
+    Args:
+        splits: split name -> {item id: item text}.
+
+    Returns:
+        ``{(a, b): sorted [(id in a, id in b), ...]}`` for each pair of names with
+        ``a < b`` that shares at least one text; other pairs are left out.
+
+    Raises:
+        TypeError: a name, id or text is not a string, or a split is not a mapping.
+        ValueError: no splits, an empty name or id, a text that is empty after
+            normalization (every empty text would match every other), or a text
+            that is not valid Unicode.
+    """
+    _check_splits(splits)
+    keyed: dict[str, dict[str, list[str]]] = {}
+    for name, items in splits.items():
+        if not isinstance(items, Mapping):
+            raise InvalidTypeError(f"split {name!r}: items must be a mapping of id to text, got {type(items).__name__}")
+        by_key: dict[str, list[str]] = {}
+        for position, (item_id, text) in enumerate(items.items()):
+            _check_id(name, position, item_id)
+            if not isinstance(text, str):
+                raise InvalidTypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
+            if not normalize_text(text):
+                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
+            try:
+                key = text_key(text)
+            except UnicodeEncodeError:
+                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
+            by_key.setdefault(key, []).append(item_id)
+        keyed[name] = by_key
+    result: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, b in combinations(sorted(keyed), 2):
+        pairs = [(ia, ib) for key in keyed[a].keys() & keyed[b].keys() for ia in keyed[a][key] for ib in keyed[b][key]]
+        if pairs:
+            result[(a, b)] = sorted(pairs)
+    return result

@@ -1,0 +1,137 @@
+"""Layer 6, records: what a run wrote, and whether it still says what it said.
+
+``store`` (write, claim and read a run record), ``schema`` (its JSON Schema and
+self-digest), ``atomic`` (every file written whole or not at all), ``claims`` (one run per
+directory), ``audit`` and ``recount`` (re-checking a record at three levels), ``recheck``
+(re-scoring a sample), ``numerics`` and ``machine`` (the arithmetic a run used and the
+tolerance across CPUs).
+"""
+
+from __future__ import annotations
+
+from evalcore.records.atomic import create_json_exclusive, create_text_exclusive, write_json_atomic, write_text_atomic
+from evalcore.records.audit import audit_record, check_identity, stored_scores
+from evalcore.records.claims import (
+    CLOCK_SLACK_S,
+    LOCK_NAME,
+    TEMP_PREFIX,
+    claim_holder,
+    process_alive,
+    refuse_live_claim,
+    release_lock,
+    remove_stale_temporaries,
+    take_lock,
+)
+from evalcore.records.machine import (
+    ARITHMETIC_ENV,
+    FLAGS,
+    SECOND_ARITHMETIC,
+    THREAD_ENV,
+    arithmetic,
+    arithmetic_differences,
+    child_env,
+    pin_arithmetic,
+)
+from evalcore.records.numerics import (
+    ABS_TOL,
+    MEASURED_MAX_DRIFT,
+    Drift,
+    Flip,
+    bfloat16_step,
+    compare_scores,
+    format_tolerance,
+    margin,
+)
+from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, Recheck, draw_sample, recheck, tolerance_for
+from evalcore.records.recount import aggregate_problems, item_list_problem
+from evalcore.records.report import LEVELS, NEEDS, AuditReport
+from evalcore.records.schema import (
+    NON_FINITE,
+    SCHEMA_FILE,
+    SCHEMA_VERSION,
+    check_record,
+    describe,
+    finite,
+    json_path,
+    record_digest,
+    record_problem,
+    run_schema,
+    validate_record,
+)
+from evalcore.records.store import (
+    PENDING_NAME,
+    RECORD_NAME,
+    UNFINISHED,
+    begin_record,
+    is_finite_number,
+    mark_failed,
+    read_record,
+    write_record,
+)
+from evalcore.records.strictjson import loads_strict
+
+__all__ = [
+    "ABS_TOL",
+    "ARITHMETIC_ENV",
+    "CLOCK_SLACK_S",
+    "DTYPES",
+    "FLAGS",
+    "LEVELS",
+    "LOCK_NAME",
+    "LOW_PRECISION_FACTOR",
+    "MEASURED_MAX_DRIFT",
+    "NEEDS",
+    "NON_FINITE",
+    "PENDING_NAME",
+    "RECORD_NAME",
+    "SCHEMA_FILE",
+    "SCHEMA_VERSION",
+    "SECOND_ARITHMETIC",
+    "TEMP_PREFIX",
+    "THREAD_ENV",
+    "UNFINISHED",
+    "AuditReport",
+    "Drift",
+    "Flip",
+    "Recheck",
+    "aggregate_problems",
+    "arithmetic",
+    "arithmetic_differences",
+    "audit_record",
+    "begin_record",
+    "bfloat16_step",
+    "check_identity",
+    "check_record",
+    "child_env",
+    "claim_holder",
+    "compare_scores",
+    "create_json_exclusive",
+    "create_text_exclusive",
+    "describe",
+    "draw_sample",
+    "finite",
+    "format_tolerance",
+    "is_finite_number",
+    "item_list_problem",
+    "json_path",
+    "loads_strict",
+    "margin",
+    "mark_failed",
+    "pin_arithmetic",
+    "process_alive",
+    "read_record",
+    "recheck",
+    "record_digest",
+    "record_problem",
+    "refuse_live_claim",
+    "release_lock",
+    "remove_stale_temporaries",
+    "run_schema",
+    "stored_scores",
+    "take_lock",
+    "tolerance_for",
+    "validate_record",
+    "write_json_atomic",
+    "write_record",
+    "write_text_atomic",
+]

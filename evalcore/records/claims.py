@@ -1,0 +1,178 @@
+"""Who may write a run directory: the claim's writer, a lock taken atomically, and temporary files by pid.
+
+Explained in the chapter *When inputs go wrong* (``book/refusals.md``); used by
+:mod:`evalcore.records.store`. A run claims its directory by creating a lock file exclusively
+(the one step two runs cannot both win) and writing a claim that names its pid, host and
+process start time. A claim or lock whose writer is provably gone may be replaced; a live
+writer's never is, and neither are its temporary files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+from evalcore.errors import RunInProgressError
+from evalcore.records.atomic import create_text_exclusive
+
+__all__ = [
+    "CLOCK_SLACK_S",
+    "LOCK_NAME",
+    "TEMP_PREFIX",
+    "claim_holder",
+    "process_alive",
+    "refuse_live_claim",
+    "release_lock",
+    "remove_stale_temporaries",
+    "take_lock",
+]
+
+TEMP_PREFIX = ".run-"
+"""Temporary files of a record being written are ``.run-<pid>-<random>.json.tmp``: the writer's pid is in the name."""
+
+CLOCK_SLACK_S = 1.5
+"""How far two readings of one process's start time may differ (the kernel's boot time is read in whole seconds)."""
+
+_TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]*\.json\.tmp")
+
+
+def process_alive(pid: int) -> tuple[bool, float | None]:
+    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        alive = process.status() != psutil.STATUS_ZOMBIE
+        return alive, process.create_time() if alive else None
+    except psutil.NoSuchProcess:  # ZombieProcess too
+        return False, None
+    except (psutil.AccessDenied, OSError):  # alive, as far as can be told: never guess that a writer is gone
+        return True, None
+
+
+def claim_holder(claim: dict[str, Any]) -> str:
+    """Who holds an ``incomplete`` claim: ``"self"``, ``"alive"`` (another process here), ``"dead"`` or ``"elsewhere"``.
+
+    Dead means provably gone: no such pid, a zombie, or the pid now names a process with
+    another start time (recycled). A claim of another host cannot be checked from here.
+    """
+    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("process_started")
+    if isinstance(host, str) and host != socket.gethostname():
+        return "elsewhere"
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return "dead"
+    alive, now_started = process_alive(pid)
+    recorded = isinstance(started, (int, float)) and not isinstance(started, bool)
+    if not alive or (recorded and now_started is not None and abs(now_started - started) > CLOCK_SLACK_S):
+        return "dead"
+    return "self" if pid == os.getpid() else "alive"
+
+
+def refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -> None:
+    """Raise :class:`RunInProgressError` if an ``incomplete`` claim may belong to a run that is still writing."""
+    holder = claim_holder(claim)
+    pid, host, started = claim.get("pid"), claim.get("host"), claim.get("started_at")
+    if holder == "alive":  # overwrite does not help: two live writers would interleave their files
+        raise RunInProgressError(
+            f"{directory} is claimed by a run in progress: pid {pid} on this host, started at {started}; "
+            f"wait for it to finish (or stop it: kill {pid}), or choose another --out"
+        )
+    if holder == "elsewhere" and not overwrite:
+        raise RunInProgressError(
+            f"{directory} is claimed by pid {pid} on host {host!r}, started at {started}; this host "
+            f"({socket.gethostname()}) cannot tell whether that run is still going. If it is gone, pass --overwrite; "
+            "otherwise choose another --out"
+        )
+
+
+LOCK_NAME = ".run.lock"
+"""Created exclusively by :func:`begin_record` (holding its pid), removed when the run ends."""
+
+_LOCK_TEMP_NAME = re.compile(re.escape(LOCK_NAME) + r"\.(\d+)-[^/]*")
+
+
+def _create_with_owner(lock: Path) -> None:
+    """Create ``lock`` holding this process's pid, in one step that fails if anything is already there.
+
+    The pid is written to a private temporary file first, which is then hard-linked to
+    ``lock``: the lock never exists without its owner, so no reader can take a live run's
+    lock for a dead one's. A file system without hard links falls back to an exclusive
+    create followed by the write.
+
+    Raises:
+        FileExistsError: something is already at ``lock`` (a dangling link included).
+    """
+    owner = f"{os.getpid()}\n"
+    try:  # mode 0644: another user's run must be able to read the owner
+        create_text_exclusive(lock, owner, temp_prefix=f"{LOCK_NAME}.{os.getpid()}-")
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+    # No hard links on this file system: an exclusive create, then the write. Here alone a
+    # reader can find the lock empty for a moment; take_lock treats an empty lock as stale.
+    fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(owner)
+
+
+def take_lock(directory: Path) -> None:
+    """Claim ``directory`` atomically: create :data:`LOCK_NAME` holding this pid, or prove its holder gone.
+
+    The exclusive create is the one step two runs cannot both win, and the lock holds its
+    owner's pid from the moment it exists (:func:`_create_with_owner`); a lock left by a
+    process that is gone (killed) is removed and taken once more.
+    """
+    lock = directory / LOCK_NAME
+    for _ in range(2):
+        try:
+            _create_with_owner(lock)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text(encoding="ascii").split()[0])
+            except PermissionError:  # another user's lock, unreadable to us: never guess that it is stale
+                raise RunInProgressError(
+                    f"{directory} is locked ({lock}) by a run this user cannot inspect; wait for it to finish, "
+                    "or choose another --out"
+                ) from None
+            except (OSError, ValueError, IndexError):
+                holder = -1  # empty or garbled: no live run's lock (it holds its pid from the moment it exists)
+            if holder == os.getpid():
+                return
+            if holder > 0 and process_alive(holder)[0]:
+                raise RunInProgressError(
+                    f"{directory} is locked by a run in progress (pid {holder}, {lock}); wait for it to "
+                    f"finish or choose another --out"
+                ) from None
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+            continue
+        return
+    raise RunInProgressError(f"{directory}: another run took the lock {lock} at the same moment; try again")
+
+
+def release_lock(directory: Path) -> None:
+    """Remove this process's lock (another process's lock is left alone)."""
+    lock = directory / LOCK_NAME
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        if int(lock.read_text(encoding="ascii").split()[0]) == os.getpid():
+            lock.unlink()
+
+
+def remove_stale_temporaries(directory: Path) -> None:
+    """Delete the temporary files of writers provably gone (or of this process); a live writer's file stays.
+
+    A name without a pid (:data:`TEMP_PREFIX`) proves nothing about its writer, so it stays too.
+    """
+    for temp in [*directory.glob(f"{TEMP_PREFIX}*.json.tmp"), *directory.glob(f"{LOCK_NAME}.*")]:
+        match = _TEMP_NAME.fullmatch(temp.name) or _LOCK_TEMP_NAME.fullmatch(temp.name)
+        if match and (int(match[1]) == os.getpid() or not process_alive(int(match[1]))[0]):
+            with contextlib.suppress(OSError):
+                temp.unlink()

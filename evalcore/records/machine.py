@@ -1,0 +1,167 @@
+"""The arithmetic of this process: which CPU, kernels, BLAS branch and threads summed the scores.
+
+Explained in the book chapter *The same code on another CPU* (``book/numerics.md``);
+re-exported by :mod:`evalcore.records.numerics`. These are environment facts recorded with
+every run, never protocol fields.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from evalcore.errors import ArithmeticSettingError, InvalidInputError, InvalidTypeError
+
+__all__ = [
+    "ARITHMETIC_ENV",
+    "FLAGS",
+    "SECOND_ARITHMETIC",
+    "THREAD_ENV",
+    "arithmetic",
+    "arithmetic_differences",
+    "child_env",
+    "pin_arithmetic",
+]
+
+ARITHMETIC_ENV = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_CBWR",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA",
+)
+"""Environment variables that change which kernels run or how many threads share a sum."""
+
+SECOND_ARITHMETIC = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT"}
+"""Settings that emulate another CPU on this one: ATen's plain C++ kernels and MKL's
+portable, strictly reproducible branch. ``make test`` runs the notebooks under them."""
+
+THREAD_ENV = ("MKL_NUM_THREADS", "OMP_NUM_THREADS")
+"""The thread counts among :data:`ARITHMETIC_ENV`."""
+
+
+def child_env(settings: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child process that is to run the arithmetic ``settings``.
+
+    It is ``environ`` (default: this process's environment) without its arithmetic
+    variables, plus ``settings``. The thread counts stay unless ``settings`` names them:
+    a process given its share of the cores (as ``make test``'s one-thread streams and the
+    book's side-by-side pages are) must not start a child that takes every core, or the
+    threads of both would wait on each other.
+
+    Raises:
+        InvalidInputError: a name in ``settings`` outside :data:`ARITHMETIC_ENV`.
+    """
+    settings = dict(settings or {})
+    for name in settings:
+        if name not in ARITHMETIC_ENV:
+            raise InvalidInputError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+    environ = os.environ if environ is None else environ
+    kept = {k: v for k, v in environ.items() if k not in ARITHMETIC_ENV or k in THREAD_ENV}
+    return kept | settings
+
+
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields from /proc/cpuinfo (empty where there is none)."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        pass
+    return fields
+
+
+FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni",
+         "avx512_fp16", "amx_tile", "amx_bf16")  # fmt: skip
+"""The vector extensions that decide which kernels ATen, MKL and oneDNN dispatch to."""
+
+
+def _cpu() -> dict[str, Any]:
+    info = _cpuinfo()
+    flags = set(info.get("flags", "").split())
+    return {
+        "cpu_model": info.get("model name") or platform.processor() or platform.machine(),
+        # The name can be generic in a virtual machine ("AMD EPYC"); family/model/stepping tell generations apart.
+        "cpu_id": " ".join(f"{k}={info[k]}" for k in ("vendor_id", "cpu family", "model", "stepping") if k in info),
+        "cpu_flags": [f for f in FLAGS if f in flags],
+    }
+
+
+def _library_line(config: str, marker: str) -> str | None:
+    return next((line.strip(" -") for line in config.splitlines() if marker in line), None)
+
+
+def arithmetic() -> dict[str, Any]:
+    """The arithmetic of this process: what decides the last bits of a score.
+
+    Imports torch. Recorded in every run record under ``environment.arithmetic``.
+
+    Returns:
+        ``cpu_model``, ``cpu_id`` (vendor, family, model, stepping), ``cpu_flags`` (the
+        vector extensions of :data:`FLAGS` present), ``machine``, ``torch``,
+        ``cpu_capability`` (the ATen kernels actually dispatched), ``blas`` and ``onednn``
+        (library versions), ``threads``, ``interop_threads``,
+        ``float32_matmul_precision``, and ``env``: the variables of
+        :data:`ARITHMETIC_ENV` that are set.
+    """
+    import torch
+
+    config = torch.__config__.show()
+    return {
+        **_cpu(),
+        "machine": platform.machine(),
+        "torch": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "blas": _library_line(config, "Math Kernel Library") or _library_line(config, "BLAS_INFO"),
+        "onednn": _library_line(config, "MKL-DNN") or _library_line(config, "oneDNN"),
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "env": {name: os.environ[name] for name in ARITHMETIC_ENV if name in os.environ},
+    }
+
+
+def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[str]:
+    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic)."""
+    if not recorded:
+        return ["no arithmetic recorded"]
+    keys = sorted(set(recorded) | set(current))
+    return [f"{k}: {recorded.get(k)!r} -> {current.get(k)!r}" for k in keys if recorded.get(k) != current.get(k)]
+
+
+def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str, str]:
+    """Set arithmetic variables for this process; they only act before torch is imported.
+
+    Returns:
+        The settings applied.
+
+    Raises:
+        ArithmeticSettingError: torch is already imported and one of ``settings`` differs from
+            the environment it was imported with (the change would silently do nothing).
+        InvalidInputError: a name outside :data:`ARITHMETIC_ENV`.
+        InvalidTypeError: a value that is not a string (nothing is applied).
+    """
+    for name, value in settings.items():
+        if name not in ARITHMETIC_ENV:
+            raise InvalidInputError(f"{name!r} is not an arithmetic setting; known: {list(ARITHMETIC_ENV)}")
+        if not isinstance(value, str):
+            raise InvalidTypeError(f"{name} must be set to a string, got {type(value).__name__} {value!r}")
+    if "torch" in sys.modules:
+        changed = [n for n, v in settings.items() if os.environ.get(n) != v]
+        if changed:
+            raise ArithmeticSettingError(
+                f"torch is already imported, so {changed} would not take effect; set them before importing torch "
+                "(or in the environment of a new process)"
+            )
+    os.environ.update(settings)
+    return dict(settings)

@@ -1,0 +1,148 @@
+"""Few-shot prompts for sst2: exactly as lm-eval 0.4.9.2 builds them, and an item-keyed alternative.
+
+Explained in Part III (``book/part3-fewshot.md``). The harness gives each task one
+``random.Random(seed)``
+(``fewshot_random_seed``, 1234 by default) and, for every evaluated item in evaluation
+order, draws ``k + 1`` training rows from it with ``random.sample``, drops the item
+itself if it was drawn and keeps the first ``k``. Evaluation order is the dataset order
+of the requested items, so an item's demos depend on which *other* items are in the run
+and where it stands among them: the same item, in two runs over different subsets, gets
+different demos. :func:`harness_demo_ids` reproduces that draw without the harness;
+:func:`item_keyed_demo_ids` is the alternative whose demos depend on the seed and the
+item only. Only ids are returned: a record stores demo ids, never their text.
+
+Each demo is written ``doc_to_text(demo) + target_delimiter + choice[label]`` and
+followed by the few-shot delimiter; the item's own ``doc_to_text`` comes last
+(:func:`fewshot_context`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+
+from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.protocol.fingerprint import canonical_json
+from evalcore.sst2.rows import Row
+from evalcore.sst2.selection import check_ids
+from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, doc_to_text
+
+__all__ = [
+    "FEWSHOT_DELIMITER",
+    "HARNESS_FEWSHOT_SEED",
+    "demo_block",
+    "demos_digest",
+    "fewshot_context",
+    "harness_demo_ids",
+    "item_keyed_demo_ids",
+]
+
+HARNESS_FEWSHOT_SEED = 1234
+"""``simple_evaluate``'s default ``fewshot_random_seed``."""
+
+FEWSHOT_DELIMITER = "\n\n"
+"""TaskConfig's default ``fewshot_delimiter``, which the sst2 YAML leaves implicit: after every demo."""
+
+
+def _check_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InvalidInputError(f"k (the number of demos) must be an int >= 0, got {k!r}")
+    return k
+
+
+def harness_demo_ids(
+    item_ids: Sequence[int],
+    k: int,
+    pool: Sequence[Row],
+    validation: Sequence[Row],
+    *,
+    seed: int = HARNESS_FEWSHOT_SEED,
+    unseal: bool = False,
+) -> dict[int, tuple[int, ...]]:
+    """The train idx of the demos lm-eval 0.4.9.2 puts before each item, for one run over ``item_ids``.
+
+    Args:
+        item_ids: the run's validation items (the harness's ``samples``); their order does
+            not matter, the harness evaluates them in dataset order.
+        k: demos per item (``num_fewshot``).
+        pool: the train split in idx order (the harness's few-shot pool).
+        validation: the validation split, to recognise an item drawn as its own demo.
+        seed: ``fewshot_random_seed``.
+
+    Returns:
+        ``{item_id: (train idx, ...)}``, demos in prompt order.
+
+    Raises:
+        ValueError, TypeError, SealedItemError: bad ids (``check_ids``) or a bad ``k``.
+    """
+    ids = check_ids(item_ids, unseal=unseal)
+    k = _check_k(k)
+    if k == 0:
+        return {i: () for i in ids}
+    if len(pool) <= k:
+        raise InvalidInputError(f"a pool of {len(pool)} rows cannot give {k + 1} distinct draws")
+    rnd = random.Random(seed)
+    demos = {}
+    for item_id in sorted(ids):  # evaluation order: dataset order of the requested items
+        # samplers.py get_context: k + 1 draws when the few-shot split equals the test split
+        # (both unset for sst2), the evaluated document dropped if drawn, the first k kept
+        drawn = rnd.sample(range(len(pool)), k + 1)
+        own = validation[item_id].as_doc()
+        demos[item_id] = tuple(pool[j].idx for j in drawn if pool[j].as_doc() != own)[:k]
+    return demos
+
+
+def item_keyed_demo_ids(item_id: int, k: int, pool_size: int, *, seed: int = HARNESS_FEWSHOT_SEED) -> tuple[int, ...]:
+    """Demos that depend on the seed and the item only: the same in every run that contains the item.
+
+    A generator seeded with the string ``"{seed}:{item_id}"`` (hashed by Python's own
+    string seeding, stable across versions and machines) draws ``k`` distinct train idx.
+    """
+    check_ids([item_id], unseal=True)  # type and range only: choosing demos scores nothing
+    k = _check_k(k)
+    if pool_size <= k:
+        raise InvalidInputError(f"a pool of {pool_size} rows cannot give {k} distinct demos")
+    return tuple(random.Random(f"{seed}:{item_id}").sample(range(pool_size), k))
+
+
+def demos_digest(demos: Mapping[int, Sequence[int]]) -> str:
+    """SHA-256 of the canonical JSON of ``{item_id: [train idx, ...]}``: what a protocol's ``demos_sha256`` holds.
+
+    Raises:
+        TypeError: an id that is not an int.
+    """
+    body = {}
+    for item, ids in demos.items():
+        if (
+            isinstance(item, bool)
+            or not isinstance(item, int)
+            or any(isinstance(j, bool) or not isinstance(j, int) for j in ids)
+        ):
+            raise InvalidTypeError(f"demo ids must be ints keyed by an int item id, got {item!r}: {list(ids)!r}")
+        body[str(item)] = list(ids)
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def demo_block(
+    demos: Sequence[Row],
+    *,
+    render: Callable[[str], str] = doc_to_text,
+    target_delimiter: str = TARGET_DELIMITER,
+    choices: Sequence[str] = CHOICES,
+) -> str:
+    """The demos as the harness writes them before an item: each answered, each followed by the delimiter.
+
+    The one demo-prompt builder: the harness's format by default; Part III's conditions
+    pass their own template (``render``), delimiter and answer words. Pass the result as
+    ``demo_block`` to :func:`evalcore.scoring.loglik.score_item` to score an item with them.
+    """
+    return "".join(render(demo.sentence) + target_delimiter + choices[demo.label] + FEWSHOT_DELIMITER for demo in demos)
+
+
+def fewshot_context(demos: Sequence[Row], sentence: str) -> str:
+    """The context string of one item with its demos, as the harness writes it.
+
+    An empty ``demos`` gives the zero-shot context, ``doc_to_text(sentence)``.
+    """
+    return demo_block(demos) + doc_to_text(sentence)

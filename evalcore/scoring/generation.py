@@ -1,0 +1,73 @@
+"""Scoring by greedy generation: let the model write its answer, then parse it to a label.
+
+Explained in Part III (``book/part3-format.md``). The likelihood rule always yields a
+prediction; generation can also yield an answer that is neither label. Such an item is
+an ``error`` in the ledger (:mod:`evalcore.protocol.ledger`), never silently dropped or guessed,
+so both denominators can be reported: passed / all items and passed / parsed items.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
+__all__ = ["MAX_NEW_TOKENS", "greedy_continuation", "parse_label"]
+
+MAX_NEW_TOKENS = 8
+"""Tokens generated per item: enough for a short sentence such as "This sentence is positive."."""
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def parse_label(text: str, choices: Sequence[str]) -> int | None:
+    """The label of the first word of ``text`` that is an answer (case-insensitive, whole words), or None.
+
+    A deliberately simple parser, like most: "This sentence is positive." parses as
+    positive; "not positive" parses as positive too, and "positively" as nothing.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"text must be str, got {type(text).__name__}")
+    answers = {c.strip().lower(): j for j, c in enumerate(choices)}
+    for match in _WORD.finditer(text):
+        label = answers.get(match.group(0).lower())
+        if label is not None:
+            return label
+    return None
+
+
+def greedy_continuation(
+    model: Any, tokenizer: Any, context: str, *, max_new_tokens: int = MAX_NEW_TOKENS
+) -> tuple[str, list[int]]:
+    """The model's greedy continuation of ``context``: its text (special tokens dropped) and its token ids.
+
+    Generation stops at the model's end-of-turn token or after ``max_new_tokens``; the ids
+    show what the text hides (an answer that is only an end-of-turn token decodes to "").
+
+    ``tokenizer`` encodes as the scorer does (its ``encode``), so BOS handling is the same
+    as for likelihood scoring; decoding uses the underlying tokenizer.
+
+    Raises:
+        ValueError: ``max_new_tokens`` below 1.
+    """
+    import torch
+
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise InvalidInputError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+    ids = list(tokenizer.encode(context))
+    decoder = getattr(tokenizer, "tokenizer", tokenizer)
+    with torch.inference_mode():
+        out = model.generate(
+            torch.tensor([ids], dtype=torch.long),
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=decoder.eos_token_id,
+        )
+    new = out[0, len(ids) :].tolist()
+    return decoder.decode(new, skip_special_tokens=True), new

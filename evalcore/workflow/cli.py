@@ -1,0 +1,230 @@
+"""Command line: ``evalcore prepare | run | audit`` (also ``python -m evalcore``).
+
+Explained in the notebook *Running the official harness*. Every command calls the
+same functions the notebooks call. ``run --items`` takes ``dev`` (the 64 dev items,
+the default), ``confirm`` (the 128 sealed items: refused without ``--unseal``, and an
+unsealed run says so in its record), ``validation`` (all 872, confirm items included,
+so also only with ``--unseal``) or a list of validation ids.
+
+Exit status (:data:`evalcore.errors.EXIT_CODES`): 0 success; 1 the check ran and found
+a problem; 2 refused: a usage error or any :class:`~evalcore.errors.EvalcoreError`,
+with what and why; 3 the system refused (an ``OSError``: permission, disk, path);
+130 interrupted by SIGINT (Ctrl-C), whatever exception the interruption surfaced as.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
+from evalcore.models.loader import DEFAULT_MODEL, MODELS
+from evalcore.workflow.interrupt import sigint_watch
+
+__all__ = ["ITEM_SETS", "entry", "main", "resolve_items"]
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from evalcore.models.loader import locate_model
+    from evalcore.sst2.rows import load_split, verify_rows
+    from evalcore.sst2.selection import committed_selection, confirm_ids, dev_ids
+
+    directory, gguf, res = locate_model(args.model)
+    print(f"model ok: {res.display_name} at {directory} ({gguf or res.revision}), sha256 verified")
+    for split in ("train", "validation"):
+        rows = load_split(split, source=args.data_source)
+        print(f"data ok: {split} {len(rows)} rows, digest {verify_rows(split, rows)[:16]}…")
+    sel = committed_selection()
+    if [e["idx"] for e in sel["dev"]] != dev_ids() or [e["idx"] for e in sel["confirm"]] != confirm_ids():
+        print("selection FAILED: committed ids differ from the hash order", file=sys.stderr)
+        return 1
+    print(f"selection ok: {len(sel['dev'])} dev, {len(sel['confirm'])} confirm (sealed)")
+    return 0
+
+
+ITEM_SETS = ("dev", "confirm", "validation")
+"""Named item sets for ``run --items``; anything else must be validation ids."""
+
+
+def resolve_items(words: Sequence[str]) -> list[int]:
+    """The item ids ``run --items`` names: one set name, or validation ids (checked by the run itself).
+
+    Raises:
+        InvalidInputError: a set name mixed with ids, or a word that is neither.
+    """
+    from evalcore.sst2.selection import VALIDATION_SIZE, confirm_ids, dev_ids
+
+    named = [w for w in words if w in ITEM_SETS]
+    if named:
+        if len(words) != 1:
+            raise InvalidInputError(f"--items takes one set name or a list of ids, got {list(words)}")
+        return {"dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))}[named[0]]()
+    # ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and int() reads '١٢' as 12.
+    bad = [w for w in words if not (w.isascii() and w.isdigit())]
+    if bad:
+        raise InvalidInputError(
+            f"--items: {bad} are neither {'/'.join(ITEM_SETS)} nor validation ids (ASCII digits 0-9)"
+        )
+    return [int(w) for w in words]
+
+
+def _run(args: argparse.Namespace) -> int:
+    from evalcore.progress import Progress
+    from evalcore.workflow.run import execute_run
+
+    words = args.items or ["dev"]
+    ids = resolve_items(words)
+    default = {"dev": "runs/dev64", "confirm": "runs/confirm", "validation": "runs/validation"}.get(
+        words[0] if len(words) == 1 else "", "runs/items"
+    )
+    out = args.out or ("runs/smoke" if args.smoke else default)
+    if Path(out).exists() and not Path(out).is_dir():
+        raise InvalidInputError(f"--out {out} is a file; a run writes a directory (DIR/run.json): choose a directory")
+    progress = Progress()
+    try:
+        path, record = execute_run(
+            out,
+            ids=ids,
+            progress=progress,
+            smoke=args.smoke,
+            sort_ids=not args.unsorted_ids,
+            unseal=args.unseal,
+            model_name=args.model,
+            data_source=args.data_source,
+            overwrite=args.overwrite,
+        )
+    finally:
+        progress.close()  # a bar left open by a run that stopped early
+    agg, led = record["aggregate"], record["ledger"]["summary"]
+    print(f"official acc {agg['official']['acc']} on {agg['official']['n']} items")
+    print(f"independent acc {agg['independent']['acc']} on {agg['independent']['n']} items")
+    print(f"ledger: {led['counts']}; fingerprint {record['fingerprint'][:16]}…")
+    print(f"wall {record['timings']['total_s']:.1f} s, peak RSS {record['peak_rss_mb']:.0f} MB, "
+          f"{len(record['warnings'])} warnings, {len(record['failures'])} failures")  # fmt: skip
+    print(f"record written: {path}")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from evalcore.models.loader import load_model, load_tokenizer
+    from evalcore.records.audit import audit_record
+    from evalcore.records.numerics import format_tolerance
+    from evalcore.records.report import LEVELS
+    from evalcore.records.store import read_record
+    from evalcore.sst2.rows import load_split
+
+    record = read_record(args.dir)
+    rows = tokenizer = model = None
+    if args.level >= 2:
+        rows = load_split("validation", source=record["resources"]["data"]["source"])
+        name = record["resources"]["model"]["name"]
+        if args.level == 3:
+            model, tokenizer = load_model(name)
+        else:  # prompts only: the tokenizer, not the weights
+            tokenizer = load_tokenizer(name)
+    report = audit_record(record, level=args.level, rows=rows, tokenizer=tokenizer, model=model)
+    for level, problems in report.levels.items():
+        print(f"level {level} {LEVELS[level]}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+        for problem in problems:
+            print(f"  - {problem}")
+    if report.rerun is not None:
+        changes = report.arithmetic_changes
+        print("arithmetic: the record's" if not changes else "arithmetic differs from the record's:")
+        for change in changes or []:
+            print(f"  - {change}")
+        tol = format_tolerance(report.tolerance)
+        print(f"re-run max |stored - recomputed| = {report.max_abs_diff_rerun:.3g} (tolerance {tol})")
+        if report.rerun.closest:
+            nearest = ", ".join(f"{i} (margin {m:.3g}, moved {c:.2g})" for i, m, c in report.rerun.closest[:3])
+            print(f"closest to an argmax flip: {nearest}")
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalcore",
+        description=__doc__.splitlines()[0],
+        epilog="exit status: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()),
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    arith = argparse.ArgumentParser(add_help=False)
+    arith.add_argument(
+        "--arithmetic", choices=["pinned"], default=None,
+        help="pinned: ATen's plain kernels and MKL's strict portable branch, set before torch loads (slower). "
+        "Default: whatever the environment sets. The record names the arithmetic either way",
+    )  # fmt: skip
+    common = argparse.ArgumentParser(add_help=False, parents=[arith])
+    common.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS), help="model registry name")
+    common.add_argument(
+        "--data-source", default="local", choices=["local", "hub"], help="SST-2 from $EVALBOOK_SST2_DIR or the Hub"
+    )
+
+    sub.add_parser("prepare", parents=[common], help="locate and verify the model, data and selection")
+    run = sub.add_parser("run", parents=[common], help="score items twice and write DIR/run.json")
+    run.add_argument(
+        "--items",
+        nargs="+",
+        metavar="SET|ID",
+        help="dev (default), confirm, validation, or validation ids; confirm items need --unseal",
+    )
+    run.add_argument("--smoke", action="store_true", help="4 items independent, 2 official")
+    run.add_argument("--out", help="output directory (default runs/<set>, runs/items for ids, runs/smoke)")
+    run.add_argument("--unsorted-ids", action="store_true",
+                     help="pass the ids to the harness in hash order, unsorted: reproduces the doc_id bug")  # fmt: skip
+    run.add_argument("--unseal", action="store_true", help="allow sealed confirm items (recorded)")
+    run.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing record once the new run is complete (until then, and if it fails, the old stays)",
+    )
+    audit = sub.add_parser("audit", parents=[arith], help="audit a run record")
+    audit.add_argument("dir", help="run directory (or its run.json)")
+    audit.add_argument("--level", type=int, choices=[1, 2, 3], default=3,
+                       help="1 stored scores; 2 + prompts re-encoded; 3 + forward pass re-run (default)")  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = _parser().parse_args(argv)
+    handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
+    with sigint_watch() as sigint:
+        try:
+            if args.arithmetic == "pinned":
+                from evalcore.records.machine import SECOND_ARITHMETIC, pin_arithmetic
+
+                pin_arithmetic(SECOND_ARITHMETIC)
+            return handler(args)
+        except BaseException as exc:
+            if sigint.fired or isinstance(exc, KeyboardInterrupt):  # whatever the Ctrl-C surfaced as
+                print(f"interrupted (SIGINT, Ctrl-C) during {args.command}; nothing was completed", file=sys.stderr)
+                return 130
+            if isinstance(exc, EvalcoreError):
+                print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 2
+            if isinstance(exc, OSError):
+                print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 3
+            raise
+
+
+def entry() -> None:
+    """The ``evalcore`` command and ``python -m evalcore``: :func:`main`, then exit with its status.
+
+    After an interruption (status 130) the process leaves at once, without interpreter
+    finalization: the run has already recorded its claim as ``interrupted``. Once, a
+    command that had caught the interrupt and printed its message still died by SIGINT
+    (status -2) at exit; a likely cause is CPython's rule of re-raising SIGINT at exit when
+    a KeyboardInterrupt passed through code an extension ran with ``PyRun_*``, even though
+    it was caught later.
+    """
+    status = main()
+    if status == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(status)

@@ -1,0 +1,150 @@
+"""The package's layers, and the rule that everything outside it uses public names only.
+
+``evalcore`` is built in layers, one folder each (the order is written in
+``evalcore/__init__.py`` and the README): a module may import from its own layer and the
+layers below, never from a layer above. Pages, tests, scripts, benchmarks and
+experiments reach the package through public names, with ``sys.path`` left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "evalcore"
+
+LAYERS = (
+    ("errors", "progress", "capture", "hub"),
+    ("protocol",),
+    ("sst2",),
+    ("models",),
+    ("scoring",),
+    ("harness",),
+    ("records",),
+    ("part3",),
+    ("workflow", "__main__"),
+    ("book",),
+)
+"""Lowest first. The first names are modules of the package's root; the others are folders."""
+
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")
+
+OUTSIDE = sorted(
+    [*ROOT.glob("tests/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py"),
+     *ROOT.glob("experiments/*.py"), *ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md")]
+)  # fmt: skip
+
+
+def _top(module: str) -> str:
+    """The layer name of a dotted module inside evalcore (``evalcore.scoring.loglik`` -> ``scoring``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _evalcore_imports(tree: ast.AST) -> list[tuple[int, str, list[str]]]:
+    """Every ``evalcore`` import in a module, function-level ones too: (line, module, names)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "evalcore":
+            found.append((node.lineno, node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names if a.name.split(".")[0] == "evalcore"]
+    return found
+
+
+def _layer_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_every_module_and_folder_has_a_layer():
+    assert {_layer_of(p) for p in MODULES} == set(RANK)
+
+
+def test_the_layer_order_is_the_one_the_package_documents():
+    import evalcore
+
+    doc = evalcore.__doc__ or ""
+    written = [name for name in re.findall(r"^\d+\. ``(\w+)``", doc, flags=re.M)]
+    assert written == [names[0] for names in LAYERS]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_module_imports_from_a_layer_above_its_own(path):
+    own = RANK[_layer_of(path)]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    above = []
+    for line, module, names in _evalcore_imports(tree):
+        targets = [module] if module != "evalcore" else [f"evalcore.{n}" for n in names]
+        for target in targets:
+            layer = _top(target)
+            if layer not in RANK:  # a name of the package's root (from evalcore import X): the protocol layer
+                layer = "protocol"
+            if RANK[layer] > own:
+                above.append(f"line {line}: {target} ({layer})")
+    assert above == []
+
+
+def _private_parts(module: str, names: list[str]) -> list[str]:
+    return [p for p in module.split(".")[1:] if p.startswith("_")] + [n for n in names if n.startswith("_")]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_private_modules_are_used_only_inside_their_own_folder(path):
+    own = _layer_of(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    leaks = [f"line {line}: {module}" for line, module, names in _evalcore_imports(tree)
+             if _private_parts(module, names) and _top(module) != own]  # fmt: skip
+    assert leaks == []
+
+
+def _code(path: Path) -> str:
+    """The Python a file runs: a script whole, a page's code cells only."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".md":
+        return text
+    cells = re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    solutions = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+    body = "\n".join(cells + solutions)
+    return "\n".join(line for line in body.splitlines() if not line.startswith((":", "%", "!")))
+
+
+def _path_edits(tree: ast.AST) -> list[int]:
+    """Lines that touch ``sys.path`` (in code, not in a docstring)."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "path"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys"]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", OUTSIDE, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_outside_the_package_only_public_names_and_no_sys_path_edits(path):
+    tree = ast.parse(_code(path))
+    assert not _path_edits(tree), "a folder put on sys.path: import from evalcore instead"
+    private = [f"line {line}: {module} {names}" for line, module, names in _evalcore_imports(tree)
+               if _private_parts(module, names)]  # fmt: skip
+    assert private == []
+
+
+def test_a_private_import_or_a_path_edit_is_caught(tmp_path):
+    # The two checks above, fed one offence each, fail: they are not vacuous.
+    tree = ast.parse("from evalcore.scoring._batched import score_rows_batched\nfrom evalcore.records import _x\n")
+    found = [_private_parts(m, n) for _, m, n in _evalcore_imports(tree)]
+    assert found == [["_batched"], ["_x"]]
+    page = "```{code-cell} ipython3\nimport sys\nsys.path.insert(0, 'experiments')\n```\n"
+    probe = tmp_path / "probe.md"
+    probe.write_text(page, encoding="utf-8")
+    assert _path_edits(ast.parse(_code(probe))) == [2]
+
+
+def test_importing_evalcore_loads_the_protocol_layer_only():
+    code = "import sys, evalcore; print(sorted(m for m in sys.modules if m.startswith('evalcore')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    loaded = ast.literal_eval(done.stdout.strip())
+    assert loaded and {_top(m) or "protocol" for m in loaded} <= {"errors", "protocol"}
