@@ -80,10 +80,12 @@ build-book:
 lint: setup
 	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)
 
-# The fast tests: no model, no browser (under a minute on two cores). A test that loads the
-# model without the model marker is a collection error (tests/conftest.py), so it stays fast.
+# The fast tests: no model, no browser, nothing marked slow, on both cores (pytest-xdist):
+# under a minute on two cores. A test that loads the model without the model marker is a
+# collection error (tests/conftest.py), so it stays fast. The slow ones (lm-eval's task
+# machinery, kernels, subprocesses, long resampling) run in `make test` with the rest.
 unit: setup
-	$(BIN)/python -m pytest -m "not model and not site" tests
+	$(BIN)/python -m pytest -n 2 -m "not model and not site and not slow" tests
 
 # Chromium for the site check: checked before any work, installed on Debian when run as root.
 # Prerequisites run in the order written (browser first), so no parallel make here.

@@ -18,17 +18,12 @@ import os
 import sys
 from pathlib import Path
 
-from evalcore.part3.confirm import BASELINE, EXPERIMENTS, RULE, choose, rule_sha256, verdict
+from evalcore.part3.confirm import BASELINE, EXPERIMENTS, RULE, choose, rule_sha256, seal_paths, verdict
 from evalcore.part3.grid import conditions
 
 OUT = Path(__file__).resolve().parent / "results" / "part3"
 
-RECORD = OUT / "confirm.json"
-
-MARKER = OUT / "confirm.unsealing"
-"""Created exclusively (evalcore.part3.record.open_once) before the first confirm item is
-scored: a run that dies half-way still leaves a record that the set was opened, and no second run
-starts, whatever stands at either path (a dangling link too)."""
+MARKER, RECORD = seal_paths(OUT)
 
 def main() -> int:
     from evalcore.errors import RecordExistsError

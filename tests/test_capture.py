@@ -20,6 +20,7 @@ def _library_file() -> str:
     return str(Path(transformers.__file__).parent / "modeling_utils.py")
 
 
+@pytest.mark.slow
 def test_callers_warning_is_raised_after_the_block_under_error():
     # Guards against captured() turning every warning into a record line, which defeated filterwarnings = error.
     sink: list[str] = []

@@ -82,6 +82,7 @@ def test_console_script_is_declared_and_runs():
     assert done.returncode == 0 and "--items" in done.stdout and "--unseal" in done.stdout
 
 
+@pytest.mark.slow
 def test_prepare_verifies_model_data_and_selection(capsys):
     assert main(["prepare"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -90,6 +91,7 @@ def test_prepare_verifies_model_data_and_selection(capsys):
     assert out[3] == f"selection ok: {DEV_SIZE} dev, {CONFIRM_SIZE} confirm (sealed)"
 
 
+@pytest.mark.slow
 def test_prepare_fails_when_the_committed_selection_is_not_the_hash_order(monkeypatch, capsys):
     from evalcore.sst2 import selection
 

@@ -61,6 +61,7 @@ def test_a_second_unsealing_is_refused_before_anything_is_loaded(tmp_path, monke
     assert "unsealed at 2026-12-01T00:00:00+00:00" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_verdict_holds_only_for_a_dev_advantage_confirmed_with_an_interval_excluding_zero():
     better = [1] * 90 + [0] * 38
     worse = [1] * 60 + [0] * 68

@@ -92,6 +92,7 @@ def no_thread_settings(monkeypatch):
     assert "OMP_NUM_THREADS" not in os.environ  # the workers' thread counts never leak into this process
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("no_thread_settings")
 def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
     book = tmp_path / "book"
@@ -113,6 +114,7 @@ def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
     assert f"a {threads_per_worker(2)}" in html  # the output stored by the side-by-side run, its thread count
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("no_thread_settings")
 def test_one_worker_gives_its_page_every_core(tmp_path, capsys):
     book = tmp_path / "book"
@@ -121,6 +123,7 @@ def test_one_worker_gives_its_page_every_core(tmp_path, capsys):
     assert f"1 pages, 1 at a time, {cores()} thread(s) each" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_failing_page_stops_the_run_and_is_not_cached(tmp_path, capsys):
     book = tmp_path / "book"
     make_book(book, {"good": PAGE.format(title="good", extra=""),
@@ -151,6 +154,7 @@ print(get_connection_info(unpack=True)["transport"])
 """
 
 
+@pytest.mark.slow
 def test_kernels_started_side_by_side_never_share_an_address(tmp_path):
     # Regression guard: two kernels started at once were handed the same TCP port ("ZMQError: Address already
     # in use", then "Kernel died before replying to kernel_info"). Each kernel now talks over Unix sockets in a

@@ -52,6 +52,7 @@ def test_demos_digest_is_order_sensitive_and_refuses_non_ints():
         demos_digest({1: ["2"]})
 
 
+@pytest.mark.slow
 def test_harness_condition_reproduces_the_harness_prompts(train, validation):
     # The oracle is lm-eval itself: its own sst2 task, seeded as simple_evaluate seeds it, builds the
     # 4-shot contexts; the condition must give the same strings from its own demo draw and builder.

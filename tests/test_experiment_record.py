@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.part3 import RESULTS, load_record
+from evalcore.book.part3 import RESULTS_FOLDER, load_record
 from evalcore.errors import RecordError, RecordExistsError
 from evalcore.part3.record import open_once, record_problems, with_digests
 
 RECORDS = ("a", "b", "c", "e", "f", "g", "confirm")
+RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def e_record() -> dict:
 
 @pytest.mark.parametrize("name", RECORDS)
 def test_every_committed_record_is_whole_and_its_labels_are_the_datas(name, validation):
-    record = load_record(name)  # digests and structure, every item
+    record = load_record(name, RESULTS)  # digests and structure, every item
     assert record_problems(record, validation) == []
     assert with_digests(record) == record  # the stored digests are the digests of the stored content
 

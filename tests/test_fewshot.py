@@ -25,6 +25,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1, 4])
 def test_prompts_equal_the_harness_item_by_item(train, validation, k):
     ids = dev_ids()
@@ -36,6 +37,7 @@ def test_prompts_equal_the_harness_item_by_item(train, validation, k):
     assert all(c.count(FEWSHOT_DELIMITER) == k for c in ours.values())
 
 
+@pytest.mark.slow
 def test_demos_depend_on_the_items_position_in_the_run(train, validation):
     # The pitfall, on the harness itself: the last 8 dev items run alone get the demos the
     # first 8 positions got in the full run.

@@ -10,6 +10,7 @@ from evalcore.sst2.selection import dev_ids
 from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, requests_for
 
 
+@pytest.mark.slow
 def test_official_config_is_the_registry_config_with_local_data(train, validation):
     config = official_task_config(train, validation)
     assert config["task"] == "sst2" and config["output_type"] == "multiple_choice"
@@ -120,6 +121,7 @@ def _input_tokens(tokenizer, sentence: str) -> int:
     return max(len(tokenizer.encode(ctx + cont)) - 1 for ctx, cont in requests_for(sentence))
 
 
+@pytest.mark.slow
 def test_run_official_refuses_an_over_length_item_before_the_harness(train, validation, gguf_tokenizer, monkeypatch):
     # Guards against HFLM's silent left-truncation: run_official itself must refuse, whatever its caller did first.
     from evalcore.errors import PromptTooLongError
@@ -138,6 +140,7 @@ def test_run_official_refuses_an_over_length_item_before_the_harness(train, vali
     assert calls == []  # neither HFLM nor simple_evaluate was reached
 
 
+@pytest.mark.slow
 def test_run_official_lets_an_item_at_exactly_max_length_through(train, validation, gguf_tokenizer, monkeypatch):
     from evalcore.errors import PromptTooLongError
     from evalcore.harness.official import run_official

@@ -38,6 +38,7 @@ def pair():
     return dev_ids()[:2]
 
 
+@pytest.mark.slow
 def test_kshot_solution_on_the_page_passes_its_check(train, validation, pair):
     scope = _page_solution("ex-task-fewshot")
     verdict = check_kshot_task(
@@ -46,6 +47,7 @@ def test_kshot_solution_on_the_page_passes_its_check(train, validation, pair):
     assert verdict.startswith("correct")
 
 
+@pytest.mark.slow
 def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation, pair):
     right = _page_solution("ex-task-fewshot")["kshot_context"]
     with pytest.raises(NotAnswered, match="same_demos is still None"):

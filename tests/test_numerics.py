@@ -108,6 +108,7 @@ def test_pinning_after_torch_is_imported_is_refused_not_ignored():
         pin_arithmetic({"PATH": "/"})
 
 
+@pytest.mark.slow
 def test_pinning_before_torch_takes_effect_in_a_new_process():
     script = (
         "from evalcore.records.machine import pin_arithmetic\n"

@@ -8,11 +8,13 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from evalcore.book.badinputs import CATALOGUE
 from evalcore.book.damage import SCORE_NUDGE
+from evalcore.book.part3 import RESULTS_FOLDER
 from evalcore.book.refusals import Bench, attempt
 from evalcore.errors import RecordError
 from evalcore.records.audit import audit_record
@@ -109,6 +111,7 @@ def bench(tmp_path_factory, model_and_tokenizer, smoke_run, unsorted_run):
         preloaded=model_and_tokenizer,
         record_dir=smoke_run[0].parent,
         unsorted_dir=unsorted_run[0].parent,
+        part3_results=Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER),
     )
 
 

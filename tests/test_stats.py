@@ -71,6 +71,7 @@ def test_paired_stderr_is_the_sem_of_differences_and_smaller_than_unpaired():
     assert paired_stderr(a, b) < unpaired
 
 
+@pytest.mark.slow
 def test_paired_bootstrap_is_seeded_and_close_to_the_normal_interval():
     rng = random.Random(5)
     a = [int(rng.random() < 0.7) for _ in range(300)]

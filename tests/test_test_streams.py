@@ -34,6 +34,7 @@ def run_streams(tmp_path: Path, fail_on: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(tmp_path):
     done = run_streams(tmp_path, fail_on="no such argument")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -50,6 +51,7 @@ def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(
     assert (tmp_path / ".test-logs" / "model.log").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fail_on", "stream"),
     [("-m model and", "model"), ("-m not model", "notebooks"), ("--nbval", "notebooks")],

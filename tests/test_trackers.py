@@ -29,6 +29,7 @@ def task(train, validation):
     return build_task(train[:16], validation)
 
 
+@pytest.mark.slow
 def test_logged_hashes_equal_both_recomputations(task, validation):
     item = dev_ids()[0]
     entry = logged_entry(task, item)
@@ -53,6 +54,7 @@ def test_expected_hashes_cover_exactly_their_inputs(validation):
     assert reworded["prompt_hash"] != base["prompt_hash"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [-1, 872, True, "3", 2.0])
 def test_logged_entry_and_harness_hashes_refuse_bad_ids(task, bad):
     with pytest.raises(InvalidInputError, match="item_id"):

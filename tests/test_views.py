@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evalcore.book.part3 import load_record, outcomes, positive_rate
+from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes, positive_rate
 from evalcore.book.views import balanced_accuracy, calibrated, log_odds, ranking, view_row
 from evalcore.errors import InvalidInputError
+
+RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)
 
 
 @pytest.fixture(scope="module")
 def a():
-    return load_record("a")
+    return load_record("a", RESULTS)
 
 
 def test_log_odds_and_auc_against_scikit_learn(a):
@@ -33,7 +37,7 @@ def test_view_row_agrees_with_the_other_helpers(a):
 
 
 def test_generation_conditions_have_no_log_odds():
-    f = load_record("f")
+    f = load_record("f", RESULTS)
     with pytest.raises(InvalidInputError, match="scored by generation"):
         log_odds(f, "greedy generation")
     assert view_row(f, "greedy generation")["AUC"] is None

@@ -130,10 +130,9 @@ def halve(bench: Bench) -> Path:
 
 def part3_copy(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
     """A copy of Part III's record ``e`` in a fresh directory, edited, its digests recomputed or left stale."""
-    from evalcore.book.part3 import RESULTS
     from evalcore.part3.record import with_digests
 
-    record = json.loads((RESULTS / "e.json").read_text(encoding="utf-8"))
+    record = json.loads((bench.part3_results() / "e.json").read_text(encoding="utf-8"))
     record = copy.deepcopy(record)
     edit(record)
     if redigest:

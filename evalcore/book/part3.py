@@ -24,7 +24,7 @@ from evalcore.scoring.loglik import argmax_first
 
 __all__ = [
     "ARTICLE_RESULTS",
-    "RESULTS",
+    "RESULTS_FOLDER",
     "SMOLLM2_PARAMETERS",
     "ZHAO_2021_FIG2_RANGE",
     "ZHAO_2021_MODEL_PARAMETERS",
@@ -39,8 +39,9 @@ __all__ = [
     "recheck_record",
 ]
 
-RESULTS = Path(__file__).resolve().parents[2] / "experiments" / "results" / "part3"
-"""Where the experiment records live."""
+RESULTS_FOLDER = ("experiments", "results", "part3")
+"""Where the experiment records live in the book's repository (they are data of the book, not of the
+package): a page passes ``Path(<repository root>, *RESULTS_FOLDER)`` to :func:`load_record`."""
 
 
 ZHAO_2021_TABLE1: dict[int, tuple[float, float | None, float, float | None]] = {
@@ -73,8 +74,8 @@ generation-based run and its likelihood run through the harness. A citation, not
 measurement of this book; its item set differs from this book's (another selection salt)."""
 
 
-def load_record(name: str, directory: Path = RESULTS) -> dict[str, Any]:
-    """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``), checked whole.
+def load_record(name: str, directory: Path) -> dict[str, Any]:
+    """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``) in ``directory``, checked whole.
 
     Every item of every condition is checked against the record's digests and structure
     (:func:`evalcore.part3.record.record_problems`) before anything reads it.

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalcore.errors import InvalidInputError
+
 __all__ = ["BadInput", "Bench", "Outcome", "attempt", "environment"]
 
 CLI_TIMEOUT_S = 600
@@ -87,6 +89,8 @@ class Bench:
         preloaded: ``(model, tokenizer)`` already loaded, or None to load on first use.
         record_dir: a directory holding a complete smoke-run record, or None to make one.
         unsorted_dir: a record of a run with unsorted ids, or None to make one.
+        part3_results: the folder of the committed Part III records (``experiments/results/part3``
+            in the book's repository), for the bad inputs made from them.
     """
 
     def __init__(
@@ -96,13 +100,21 @@ class Bench:
         preloaded: tuple[Any, Any] | None = None,
         record_dir: str | os.PathLike[str] | None = None,
         unsorted_dir: str | os.PathLike[str] | None = None,
+        part3_results: str | os.PathLike[str] | None = None,
     ) -> None:
         self.scratch = Path(scratch).resolve()
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._preloaded = preloaded
         self._record_dir = Path(record_dir) if record_dir is not None else None
         self._unsorted_dir = Path(unsorted_dir) if unsorted_dir is not None else None
+        self._part3_results = Path(part3_results) if part3_results is not None else None
         self._count = 0
+
+    def part3_results(self) -> Path:
+        """The folder of the committed Part III records; refused when the bench was not given one."""
+        if self._part3_results is None:
+            raise InvalidInputError("this bench was made without part3_results: pass the Part III records' folder")
+        return self._part3_results
 
     def fresh(self, name: str) -> Path:
         """A new, empty directory under the scratch directory."""

@@ -254,8 +254,10 @@ def part3(directory: Path, *, data: bool = False) -> Any:
 
 
 def dangling_confirm(bench: Bench) -> Any:
+    from evalcore.part3.confirm import seal_paths
     from evalcore.part3.record import open_once
 
     where = bench.fresh("confirm")
-    (where / "confirm.json").symlink_to(where / "moved-away.json")
-    return open_once(where / "confirm.unsealing", where / "confirm.json", {"unsealed": {"at": "now"}})
+    marker, record = seal_paths(where)
+    record.symlink_to(where / "moved-away.json")
+    return open_once(marker, record, {"unsealed": {"at": "now"}})

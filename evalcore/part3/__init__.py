@@ -21,7 +21,17 @@ from evalcore.part3.conditions import (
     encoder_for,
     protocol_for,
 )
-from evalcore.part3.confirm import BASELINE, EXPERIMENTS, RULE, choose, rule_sha256, verdict
+from evalcore.part3.confirm import (
+    BASELINE,
+    EXPERIMENTS,
+    MARKER_NAME,
+    RECORD_NAME,
+    RULE,
+    choose,
+    rule_sha256,
+    seal_paths,
+    verdict,
+)
 from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
 from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, conditions, demo_set
 from evalcore.part3.multiplicity import holm
@@ -56,7 +66,9 @@ __all__ = [
     "GENERATION_FIELDS",
     "HARNESS_FORMAT",
     "KS",
+    "MARKER_NAME",
     "QUESTIONS",
+    "RECORD_NAME",
     "RULE",
     "RULES",
     "SAMPLERS",
@@ -101,6 +113,7 @@ __all__ = [
     "require_whole",
     "rule_sha256",
     "run_condition",
+    "seal_paths",
     "unpaired_stderr",
     "unpaired_z_test",
     "verdict",

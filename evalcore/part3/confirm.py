@@ -11,13 +11,32 @@ functions, so the rule read, the rule applied and the rule recorded are one text
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from evalcore.part3.experiment import condition_outcomes
 from evalcore.part3.stats import compare_paired
 from evalcore.protocol.digest import sha256_text
 
-__all__ = ["BASELINE", "EXPERIMENTS", "RULE", "choose", "rule_sha256", "verdict"]
+__all__ = [
+    "BASELINE",
+    "EXPERIMENTS",
+    "MARKER_NAME",
+    "RECORD_NAME",
+    "RULE",
+    "choose",
+    "rule_sha256",
+    "seal_paths",
+    "verdict",
+]
+
+RECORD_NAME = "confirm.json"
+"""The record of the one unsealing, beside the dev records."""
+
+MARKER_NAME = "confirm.unsealing"
+"""Created exclusively (:func:`evalcore.part3.record.open_once`) before the first confirm item is
+scored: a run that dies half-way still leaves a record that the set was opened, and no second
+run starts, whatever stands at either path (a dangling link too)."""
 
 EXPERIMENTS = ("a", "b", "c", "e", "f")
 """The dev records the rule chooses among."""
@@ -86,3 +105,8 @@ def verdict(chosen: Sequence[int], baseline: Sequence[int], dev_difference: floa
 def rule_sha256(rule: str = RULE) -> str:
     """SHA-256 of the rule's text, as the confirm record stores it (``rule_sha256``)."""
     return sha256_text(rule)
+
+
+def seal_paths(results: Path) -> tuple[Path, Path]:
+    """``(marker, record)`` of the confirm set's one unsealing, in the Part III results folder."""
+    return results / MARKER_NAME, results / RECORD_NAME

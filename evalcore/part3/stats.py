@@ -68,6 +68,16 @@ def _outcomes(values: Sequence[int | bool], name: str) -> list[int]:
     return out
 
 
+def _paired(
+    a: Sequence[int | bool], b: Sequence[int | bool], what: str = "paired outcomes need equal lengths"
+) -> tuple[list[int], list[int]]:
+    """The one check of two paired outcome lists: each 0/1 and non-empty, both of one length."""
+    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    if len(xa) != len(xb):
+        raise InvalidInputError(f"{what}, got {len(xa)} and {len(xb)}")
+    return xa, xb
+
+
 def _binom_cdf(k: int, n: int, p: float) -> float:
     """P(X <= k) for X ~ Binomial(n, p), summed in log space."""
     if k < 0:
@@ -147,9 +157,7 @@ def mcnemar_exact(a: Sequence[int | bool], b: Sequence[int | bool]) -> McNemar:
     Raises:
         ValueError: different lengths, an empty list, or a value other than 0/1.
     """
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
-    if len(xa) != len(xb):
-        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    xa, xb = _paired(a, b)
     only_a = sum(x > y for x, y in zip(xa, xb, strict=True))
     only_b = sum(y > x for x, y in zip(xa, xb, strict=True))
     n = only_a + only_b
@@ -172,9 +180,7 @@ def paired_stderr(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
     Equals sqrt((Var a + Var b - 2 Cov(a, b)) / n) (Miller 2024, eq. for paired
     differences); the covariance term is what an unpaired error leaves out.
     """
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
-    if len(xa) != len(xb):
-        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    xa, xb = _paired(a, b)
     return mean_stderr([x - y for x, y in zip(xa, xb, strict=True)])
 
 
@@ -191,9 +197,7 @@ def paired_bootstrap_ci(
     Seeded: the same inputs and seed give the same interval on every machine (integer
     arithmetic on counts, Python's own generator).
     """
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
-    if len(xa) != len(xb):
-        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    xa, xb = _paired(a, b)
     _check_confidence(confidence)
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
         raise InvalidInputError(f"resamples must be an int >= 100, got {resamples!r}")
@@ -222,17 +226,13 @@ def comparator_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float
     Raises:
         ValueError: different lengths, an empty list, or a value other than 0/1.
     """
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
-    if len(xa) != len(xb):
-        raise InvalidInputError(f"the two runs must score the same items, got {len(xa)} and {len(xb)}")
+    xa, xb = _paired(a, b, what="the two runs must score the same items")
     return _two_sided((sum(xa) - sum(xb)) / len(xa), unpaired_stderr(xa, xb))
 
 
 def paired_z_test(a: Sequence[int | bool], b: Sequence[int | bool]) -> float:
     """Two-sided p of (acc_a - acc_b) / :func:`paired_stderr`: :func:`comparator_z_test` with the pairing kept."""
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
-    if len(xa) != len(xb):
-        raise InvalidInputError(f"paired outcomes need equal lengths, got {len(xa)} and {len(xb)}")
+    xa, xb = _paired(a, b)
     return _two_sided((sum(xa) - sum(xb)) / len(xa), paired_stderr(xa, xb))
 
 
@@ -284,8 +284,8 @@ def compare_paired(
     Raises:
         ValueError: different lengths, an empty list, or a value other than 0/1.
     """
-    test = mcnemar_exact(a, b)  # validates both
-    xa, xb = _outcomes(a, "a"), _outcomes(b, "b")
+    xa, xb = _paired(a, b)
+    test = mcnemar_exact(xa, xb)
     n, ka, kb = len(xa), sum(xa), sum(xb)
     return PairedComparison(
         n=n,
