@@ -78,7 +78,8 @@ build-book:
 	fi
 
 lint: setup
-	$(BIN)/ruff check evalcore tests scripts $(wildcard benchmarks notebooks/*.py)
+	$(BIN)/ruff check evalcore tests scripts experiments $(wildcard benchmarks notebooks/*.py)
+	$(BIN)/mypy
 
 # The fast tests: no model, no browser, nothing marked slow, on both cores (pytest-xdist):
 # under a minute on two cores. A test that loads the model without the model marker is a

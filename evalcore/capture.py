@@ -76,9 +76,11 @@ def _reissue(caught: list[warnings.WarningMessage], failure: BaseException | Non
     for w in caught:
         module = _module_of(w.filename)
         # Never module=None: CPython 3.11 then drops the warning silently, even under an "error" filter.
-        where = {"module": module} if module is not None else {}
         try:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source, **where)
+            if module is None:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, module=module, source=w.source)
         except Warning as raised:
             if failure is None:
                 raise

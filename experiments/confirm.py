@@ -36,7 +36,8 @@ def main() -> int:
 
 
 def _unseal() -> int:
-    from evalcore.part3.record import open_once, with_digests
+    from evalcore.errors import RecordError
+    from evalcore.part3.record import open_once, schema_problems, with_digests
 
     if any(os.path.lexists(path) for path in (RECORD, MARKER)):  # refused before the model loads
         open_once(MARKER, RECORD, {})  # raises, naming what is there
@@ -105,7 +106,11 @@ def _unseal() -> int:
             (sum(dev_chosen) - sum(dev_base)) / len(dev_base),
         ),
     }
-    create_json_exclusive(RECORD, with_digests(record))  # never over anything that appeared meanwhile
+    record = with_digests(record)
+    problems = schema_problems(record)
+    if problems:  # the schema of evalcore/data/part3.schema.json, before anything is written
+        raise RecordError(f"the confirm record does not fit its schema: {'; '.join(problems[:3])}")
+    create_json_exclusive(RECORD, record)  # never over anything that appeared meanwhile
     print(f"chose {exp}: {name}; confirm set unsealed at {unsealed_at} -> {RECORD}")
     return 0
 

@@ -48,9 +48,10 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
+    from evalcore.errors import RecordError
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.part3.experiment import run_condition
-    from evalcore.part3.record import with_digests
+    from evalcore.part3.record import schema_problems, with_digests
     from evalcore.progress import Progress
     from evalcore.records.atomic import write_json_atomic
     from evalcore.records.machine import arithmetic
@@ -85,7 +86,11 @@ def main() -> int:
             print(f"{name}: {n}/{len(grid[name])} {cond.name} ({time.perf_counter() - start:.0f} s)",
                   file=sys.stderr, flush=True)  # fmt: skip
         record["seconds"] = time.perf_counter() - start
-        write_json_atomic(args.out / f"{name}.json", with_digests(record))  # every build checks them all
+        record = with_digests(record)  # every build checks them all
+        problems = schema_problems(record)
+        if problems:  # the schema of evalcore/data/part3.schema.json, before anything is written
+            raise RecordError(f"experiment {name}: the record does not fit its schema: {'; '.join(problems[:3])}")
+        write_json_atomic(args.out / f"{name}.json", record)
         print(f"{name}: {len(grid[name])} conditions in {record['seconds']:.0f} s -> {args.out / name}.json")
     return 0
 

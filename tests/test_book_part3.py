@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evalcore.book.part3 import ZHAO_2021_TABLE1, comparison_rows, load_record, outcomes, positive_rate
+from evalcore.book.part3 import ZHAO_2021_TABLE1, comparison_rows, load_record, outcomes
+from evalcore.book.views import positive_rate
 from evalcore.errors import RecordError
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.book.part3 import RESULTS_FOLDER, load_record
 from evalcore.errors import RecordError, RecordExistsError
-from evalcore.part3.record import open_once, record_problems, with_digests
+from evalcore.part3.record import open_once, record_problems, schema, schema_problems, with_digests
 
 RECORDS = ("a", "b", "c", "e", "f", "g", "confirm")
 RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)
@@ -167,3 +167,24 @@ def test_condition_problems_never_raise_on_a_malformed_condition(e_record):
     huge = copy.deepcopy(e_record["conditions"]["k=0"])
     huge["items"][str(ids[0])]["loglik"][0] = -(10**400)  # as a hand-written file could hold it
     assert any("needs 2 finite scores" in p for p in condition_problems("x", huge, ids))
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_every_committed_record_fits_the_part3_schema(name):
+    assert schema_problems(json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))) == []
+
+
+def test_the_part3_schema_is_valid_and_names_what_does_not_fit(e_record):
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema())
+    edited = copy.deepcopy(e_record)
+    edited["conditions"]["k=0"]["items"][str(edited["item_ids"][0])]["loglik"] = [0.5, "x"]
+    edited["extra"] = 1
+    problems = schema_problems(edited)
+    assert problems[0] == "record: Additional properties are not allowed ('extra' was unexpected)"
+    assert problems[1].startswith(f"record['conditions']['k=0']['items']['{edited['item_ids'][0]}']: ")
+    assert len(problems) == 2
+    confirm = json.loads((RESULTS / "confirm.json").read_text(encoding="utf-8"))
+    confirm["verdict"]["held"] = "yes"
+    assert schema_problems(confirm) == ["record['verdict']['held']: 'yes' is not of type 'boolean'"]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes, positive_rate
-from evalcore.book.views import balanced_accuracy, calibrated, log_odds, ranking, view_row
+from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes
+from evalcore.book.views import balanced_accuracy, calibrated, log_odds, positive_rate, ranking, view_row
 from evalcore.errors import InvalidInputError
 
 RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)

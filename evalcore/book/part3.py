@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.views import view_row
+from evalcore.book.views import positive_rate, view_row
 from evalcore.errors import RecordError
-from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions
+from evalcore.part3.experiment import audit_condition, condition_outcomes
 from evalcore.part3.record import record_problems, require_whole
 from evalcore.part3.stats import clopper_pearson, compare_paired
+from evalcore.protocol.jsonvalue import json_object
 from evalcore.records.strictjson import loads_strict
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
@@ -35,7 +36,6 @@ __all__ = [
     "comparison_rows",
     "load_record",
     "outcomes",
-    "positive_rate",
     "recheck_record",
 ]
 
@@ -94,7 +94,7 @@ def load_record(name: str, directory: Path) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{path} is not valid JSON ({exc})") from None
     require_whole(record, where=str(path))
-    return record
+    return json_object(record, str(path))  # require_whole refused anything else already
 
 
 def _labels(record: Mapping[str, Any]) -> dict[int, int]:
@@ -143,13 +143,9 @@ def calibrated_outcomes(
     return [int(pred[i] == labels[i]) for i in record["item_ids"]], prior
 
 
-def positive_rate(record: Mapping[str, Any], condition: str) -> float:
-    """Share of items predicted "positive" (label 1)."""
-    pred = condition_predictions(record["conditions"][condition])
-    return sum(p == 1 for p in pred.values()) / len(pred)
-
-
-def comparison_rows(record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None) -> list[dict]:
+def comparison_rows(
+    record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """One row per condition: accuracy with its exact interval, positive rate, the AUC and the
     calibrated accuracy (:func:`evalcore.book.views.view_row`; empty where there are no scores
     or no content-free scores), and the paired comparison with ``reference`` (McNemar's exact
@@ -193,7 +189,7 @@ def recheck_record(
     n_items: int = 2,
     seed: int | None = None,
     unseal: bool = False,
-) -> tuple[int, list[dict]]:
+) -> tuple[int, list[dict[str, Any]]]:
     """Check every item of a record without the model; audit a random sample of its conditions and
     re-score a random sample of their items.
 

@@ -83,13 +83,13 @@ def schema_table(where: Sequence[str] = ()) -> list[dict[str, Any]]:
 
 def policy() -> str:
     """The schema's own statement of which objects are closed to unknown keys, and why."""
-    return run_schema()["$comment"]
+    return str(run_schema()["$comment"])
 
 
 def set_at(record: dict[str, Any], path: Sequence[str | int], value: Any) -> dict[str, Any]:
     """A deep copy of ``record`` with the value at ``path`` (keys and indices) replaced."""
     edited = copy.deepcopy(record)
-    target = edited
+    target: Any = edited  # a JSON object or array, indexed by key or position along the path
     for step in path[:-1]:
         target = target[step]
     target[path[-1]] = value

@@ -230,8 +230,9 @@ def attempt(case: BadInput, bench: Bench) -> Outcome:
         return Outcome(case.key, True, type(exc).__name__, bench.clean(_first_line(str(exc))), seconds)
     seconds = time.perf_counter() - t0
     if isinstance(result, subprocess.CompletedProcess | subprocess.Popen):
-        stream = result.stderr if result.returncode == 2 or not (result.stdout or "").strip() else result.stdout
-        lines = [line for line in (stream or "").splitlines() if line.strip()]
+        out, err = str(result.stdout or ""), str(result.stderr or "")  # text=True: strings, or None
+        stream = err if result.returncode == 2 or not out.strip() else out
+        lines = [line for line in stream.splitlines() if line.strip()]
         message = lines[-1] if lines else ""
         return Outcome(case.key, result.returncode != 0, f"exit {result.returncode}", bench.clean(message), seconds)
     if isinstance(result, AuditReport):

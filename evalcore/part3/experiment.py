@@ -100,7 +100,7 @@ def run_condition(
     demos = demos_for(cond, item_ids, train, validation, unseal=unseal)
     protocol = protocol_for(cond, base, demos, tokenizer)
     prompts = _Prompts.of(cond, tokenizer)
-    items = {}
+    items: dict[str, dict[str, Any]] = {}
     for i, ids in demos.items():
         context = prompts.context([train[j] for j in ids], validation[i].sentence)
         if cond.rule == "generation":

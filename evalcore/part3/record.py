@@ -23,24 +23,30 @@ marker exclusively, refusing whatever is already at either path (a dangling link
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
+from importlib import resources as importlib_resources
 from pathlib import Path
 from typing import Any
 
 from evalcore.errors import RecordError, RecordExistsError
+from evalcore.protocol.jsonvalue import JSONObject, json_object
 from evalcore.records.atomic import create_json_exclusive
 from evalcore.records.schema import record_digest
 from evalcore.records.store import is_finite_number
 
 __all__ = [
     "GENERATION_FIELDS",
+    "SCHEMA_FILE",
     "condition_digest",
     "condition_problems",
     "open_once",
     "record_problems",
     "require_whole",
+    "schema",
+    "schema_problems",
     "with_digests",
 ]
 
@@ -174,6 +180,41 @@ def require_whole(record: Any, validation: Sequence[Any] | None = None, *, where
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise RecordError(f"{where}: {'; '.join(problems[:3])}{more}")
+
+
+SCHEMA_FILE = "data/part3.schema.json"
+"""The JSON Schema of a Part III record (draft 2020-12), inside the ``evalcore`` package."""
+
+
+@functools.cache
+def _schema_text() -> str:
+    return importlib_resources.files("evalcore").joinpath(SCHEMA_FILE).read_text("utf-8")
+
+
+def schema() -> JSONObject:
+    """The JSON Schema of a Part III record, a fresh copy each call."""
+    return json_object(json.loads(_schema_text()), f"evalcore/{SCHEMA_FILE}")
+
+
+def schema_problems(record: Any) -> list[str]:
+    """Where ``record`` departs from the schema, as ``record.path: message`` lines; empty when it conforms.
+
+    The schema says which fields a record has and what each holds; :func:`record_problems`
+    adds what a schema cannot say (every item in every condition once, the digests). The
+    commands validate before they write (``experiments/part3.py``, ``experiments/confirm.py``).
+    """
+    from jsonschema import Draft202012Validator
+
+    whole = schema()
+    kind = "confirm" if isinstance(record, Mapping) and "rule" in record else "experiment"
+    branch = {"$schema": whole["$schema"], "$defs": whole["$defs"], "$ref": f"#/$defs/{kind}"}  # errors name fields
+    validator = Draft202012Validator(branch, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    found = sorted(validator.iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
+    return [f"record{''.join(f'[{p!r}]' for p in e.absolute_path)}: {_short(e.message)}" for e in found]
+
+
+def _short(message: str, limit: int = 160) -> str:
+    return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
 def open_once(marker: str | os.PathLike[str], record: str | os.PathLike[str], body: Mapping[str, Any]) -> Path:

@@ -70,7 +70,7 @@ def _check_record(record: object, position: int, what: str) -> tuple[str, str]:
     return item_id, status
 
 
-def _check_list(records: object, what: str) -> Sequence:
+def _check_list(records: object, what: str) -> Sequence[object]:
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Sequence):
         raise InvalidTypeError(f"{what}s must be a list, got {type(records).__name__}")
     if not records:

@@ -45,7 +45,7 @@ def _check_id(split: str, position: int, item_id: object) -> str:
     return item_id
 
 
-def _check_splits(splits: object) -> Mapping:
+def _check_splits(splits: object) -> Mapping[object, object]:
     if not isinstance(splits, Mapping):
         raise InvalidTypeError(f"splits must be a mapping of split name to items, got {type(splits).__name__}")
     if not splits:

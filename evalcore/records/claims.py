@@ -67,8 +67,8 @@ def claim_holder(claim: dict[str, Any]) -> str:
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return "dead"
     alive, now_started = process_alive(pid)
-    recorded = isinstance(started, (int, float)) and not isinstance(started, bool)
-    if not alive or (recorded and now_started is not None and abs(now_started - started) > CLOCK_SLACK_S):
+    recorded = started if isinstance(started, int | float) and not isinstance(started, bool) else None
+    if not alive or (recorded is not None and now_started is not None and abs(now_started - recorded) > CLOCK_SLACK_S):
         return "dead"
     return "self" if pid == os.getpid() else "alive"
 

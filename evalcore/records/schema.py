@@ -23,6 +23,7 @@ from typing import Any
 from evalcore.errors import RecordError, SchemaVersionError
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import canonical_json
+from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
     "NON_FINITE",
@@ -80,7 +81,7 @@ _ARTICLE = {"integer": "an integer", "number": "a number", "string": "a string",
 @functools.cache
 def _schema() -> dict[str, Any]:
     text = importlib_resources.files("evalcore").joinpath(SCHEMA_FILE).read_text("utf-8")
-    return json.loads(text)
+    return json_object(json.loads(text), f"evalcore/{SCHEMA_FILE}")
 
 
 def run_schema() -> dict[str, Any]:
@@ -123,12 +124,12 @@ def describe(value: Any) -> str:
 def _expected(schema: dict[str, Any]) -> str:
     """What a subschema asks for, in words."""
     if "title" in schema and schema is not _schema():
-        return schema["title"]
+        return str(schema["title"])
     if "$ref" in schema:
         return _expected(_schema()["$defs"][schema["$ref"].rsplit("/", 1)[-1]])
     if "type" in schema:
         kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        return " or ".join(_ARTICLE.get(k, k) for k in kinds)
+        return " or ".join(_ARTICLE.get(k, str(k)) for k in kinds)
     if "anyOf" in schema:
         return " or ".join(_expected(sub) for sub in schema["anyOf"])
     if "enum" in schema:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
+from evalcore.protocol.jsonvalue import json_object
 from evalcore.records.atomic import write_json_atomic
 from evalcore.records.claims import (
     TEMP_PREFIX,
@@ -246,4 +247,4 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
                 "cannot tell which"
             )
     check_record(record, str(target))
-    return record
+    return json_object(record, str(target))  # check_record refused anything else already

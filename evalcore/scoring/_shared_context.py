@@ -49,7 +49,7 @@ class RequestScore:
 
 def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
     """Tokenize ``(context, continuation)`` requests by the harness's rule, refusing malformed ones first."""
-    if isinstance(requests, (str, bytes)) or not requests:
+    if isinstance(requests, str | bytes) or not requests:  # type: ignore[unreachable]  # callers outside typed code
         raise InvalidInputError(f"requests must be a non-empty list of (context, continuation) pairs, got {requests!r}")
     out = []
     for position, pair in enumerate(requests):

@@ -93,7 +93,9 @@ def calibrated_prediction(loglik: Sequence[float], prior: Sequence[float]) -> in
     return argmax_first([pj / qj for pj, qj in zip(p, prior, strict=True)])
 
 
-def content_free_scores(model: Any, tokenizer: Any, contexts: Mapping[str, str], continuations: Sequence[str]) -> dict:
+def content_free_scores(
+    model: Any, tokenizer: Any, contexts: Mapping[str, str], continuations: Sequence[str]
+) -> dict[str, list[float]]:
     """Score each content-free context (``{input: context string}``) on the answers: ``{input: [s_j]}``."""
     from evalcore.scoring._shared_context import score_requests_shared
 

@@ -21,6 +21,7 @@ from typing import Any
 from evalcore.errors import DataIntegrityError, DataUnavailableError, InvalidInputError
 from evalcore.hub import hub_download
 from evalcore.protocol.fingerprint import canonical_json
+from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
     "DATA_ENV",
@@ -78,7 +79,7 @@ def split_digest(row_hashes: list[str]) -> str:
 @cache
 def _committed() -> dict[str, Any]:
     text = importlib_resources.files("evalcore").joinpath("data/sst2-digests.json").read_text("utf-8")
-    return json.loads(text)
+    return json_object(json.loads(text), "evalcore/data/sst2-digests.json")
 
 
 def committed_row_hashes(split: str) -> list[str]:
@@ -130,7 +131,7 @@ def _read_hub(split: str) -> list[Row]:
         DATA_REPO, DATA_REVISION, "dataset", f"${DATA_ENV} pointing at GLUE's SST-2 TSV files",
         repo_type="dataset", allow_patterns=[f"sst2/{split}-*.parquet"],
     )  # fmt: skip
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # pyarrow ships no type information
 
     (file,) = sorted(Path(path, "sst2").glob(f"{split}-*.parquet"))
     table = pq.read_table(file).to_pylist()

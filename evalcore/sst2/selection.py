@@ -19,6 +19,7 @@ from importlib import resources as importlib_resources
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
+from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
     "BENCHMARK_SALT",
@@ -88,7 +89,7 @@ def unsealed_ids() -> list[int]:
 def committed_selection() -> dict[str, Any]:
     """The selection as committed in ``evalcore/data/selection.json``."""
     text = importlib_resources.files("evalcore").joinpath("data/selection.json").read_text("utf-8")
-    return json.loads(text)
+    return json_object(json.loads(text), "evalcore/data/selection.json")
 
 
 def check_ids(ids: Iterable[object], *, unseal: bool = False) -> list[int]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
@@ -61,7 +61,10 @@ def resolve_items(words: Sequence[str]) -> list[int]:
     if named:
         if len(words) != 1:
             raise InvalidInputError(f"--items takes one set name or a list of ids, got {list(words)}")
-        return {"dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))}[named[0]]()
+        sets: dict[str, Callable[[], list[int]]] = {
+            "dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))
+        }  # fmt: skip
+        return sets[named[0]]()
     # ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and int() reads '١٢' as 12.
     bad = [w for w in words if not (w.isascii() and w.isdigit())]
     if bad:
