@@ -57,9 +57,15 @@ def test_changed_score_caught_at_level_1(smoke_run, tmp_path):
 def test_removed_item_caught(smoke_run):
     _, record = smoke_run
     edited = copy.deepcopy(record)
+    removed = edited["items"][0]["item_id"]
     del edited["items"][0]
     report = audit_record(edited)
-    assert not report.ok  # the fingerprint lists the item, the aggregate no longer matches
+    # The protocol still lists the item, and the aggregate counted it: both say what is gone.
+    n = len(record["items"])
+    assert report.levels[1][0] == (
+        f"the items listed ({n - 1}) are not the protocol's item_ids (missing: [{removed}]; extra: [])"
+    )
+    assert f"independent n {n} != {n - 1} scored items" in report.levels[1]
 
 
 def test_changed_fingerprint_caught(smoke_run):

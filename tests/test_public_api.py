@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import re
 import subprocess
 import sys
 import tomllib
@@ -93,3 +95,35 @@ def test_public_modules_declare_a_public_all(path):
     assert declared, f"{path.name} has no __all__"
     names = ast.literal_eval(declared[0].value) if isinstance(declared[0].value, ast.List | ast.Tuple) else []
     assert not [n for n in names if isinstance(n, str) and n.startswith("_")]
+
+
+DOTTED = re.compile(r"(?<![\w/])evalcore(?:\.[A-Za-z_]\w*)+")
+CITING = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md"), ROOT / "README.md",
+                 *(ROOT / "evalcore").rglob("*.py"), ROOT / "evalcore" / "data" / "run.schema.json"])  # fmt: skip
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("path", CITING, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_evalcore_name_a_page_or_docstring_cites_exists(path):
+    # A moved or renamed function must not leave a page pointing at a name that is gone.
+    cited = {m.rstrip(".") for m in DOTTED.findall(path.read_text(encoding="utf-8"))}
+    assert sorted(d for d in cited if not d.endswith((".py", ".json", ".md")) and not _resolves(d)) == []
+
+
+def test_a_name_that_is_gone_is_caught():
+    assert _resolves("evalcore.scoring.score_item") and _resolves("evalcore.records.audit.audit_record")
+    assert not _resolves("evalcore.scoring.score_run") and not _resolves("evalcore.audit.audit_record")

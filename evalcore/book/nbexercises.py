@@ -50,7 +50,7 @@ def check_kshot_task(
 
     The truth comes from lm-eval 0.4.9.2 itself: its sst2 task, seeded as
     ``simple_evaluate`` seeds it, builds the k-shot context of every item of one run over
-    ``ids`` (:func:`evalcore.harness.official.harness_fewshot_contexts`). The demo rows handed to
+    ``ids`` (:func:`evalcore.harness.registry.harness_fewshot_contexts`). The demo rows handed to
     the student's function are the ones that run drew (:func:`evalcore.scoring.fewshot.harness_demo_ids`).
 
     Args:

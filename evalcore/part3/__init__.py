@@ -37,11 +37,14 @@ from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, conditions, 
 from evalcore.part3.multiplicity import holm
 from evalcore.part3.record import (
     GENERATION_FIELDS,
+    SCHEMA_FILE,
     condition_digest,
     condition_problems,
     open_once,
     record_problems,
     require_whole,
+    schema,
+    schema_problems,
     with_digests,
 )
 from evalcore.part3.stats import (
@@ -72,6 +75,7 @@ __all__ = [
     "RULE",
     "RULES",
     "SAMPLERS",
+    "SCHEMA_FILE",
     "SETS",
     "AucComparison",
     "AucEstimate",
@@ -113,6 +117,8 @@ __all__ = [
     "require_whole",
     "rule_sha256",
     "run_condition",
+    "schema",
+    "schema_problems",
     "seal_paths",
     "unpaired_stderr",
     "unpaired_z_test",

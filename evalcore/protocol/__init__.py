@@ -17,6 +17,7 @@ from evalcore.protocol.fingerprint import (
     diff_protocols,
     protocol_fingerprint,
 )
+from evalcore.protocol.jsonvalue import JSONObject, json_object
 from evalcore.protocol.ledger import MERGE_POLICIES, STATUSES, ledger_record, merge_attempts, summarize_ledger
 from evalcore.protocol.overlap import content_overlap, normalize_text, split_overlap, text_key
 from evalcore.protocol.spec import (
@@ -41,6 +42,7 @@ __all__ = [
     "DataSpec",
     "EvalProtocol",
     "HarnessSpec",
+    "JSONObject",
     "ModelSpec",
     "PromptSpec",
     "ProtocolDifference",
@@ -48,6 +50,7 @@ __all__ = [
     "canonical_json",
     "content_overlap",
     "diff_protocols",
+    "json_object",
     "ledger_record",
     "merge_attempts",
     "normalize_text",

@@ -69,6 +69,7 @@ from evalcore.records.store import (
     write_record,
 )
 from evalcore.records.strictjson import loads_strict
+from evalcore.records.view import ItemView, LedgerView, RunView, ScoresView, read_run
 
 __all__ = [
     "ABS_TOL",
@@ -93,7 +94,11 @@ __all__ = [
     "AuditReport",
     "Drift",
     "Flip",
+    "ItemView",
+    "LedgerView",
     "Recheck",
+    "RunView",
+    "ScoresView",
     "aggregate_problems",
     "arithmetic",
     "arithmetic_differences",
@@ -120,6 +125,7 @@ __all__ = [
     "pin_arithmetic",
     "process_alive",
     "read_record",
+    "read_run",
     "recheck",
     "record_digest",
     "record_problem",
