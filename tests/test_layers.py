@@ -148,3 +148,29 @@ def test_importing_evalcore_loads_the_protocol_layer_only():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     loaded = ast.literal_eval(done.stdout.strip())
     assert loaded and {_top(m) or "protocol" for m in loaded} <= {"errors", "protocol"}
+
+
+COVERED_ELSEWHERE = {
+    "evalcore/workflow/interrupt.py": "test_cli.py",  # Ctrl-C through the command's own entry point
+    "evalcore/harness/registry.py": "test_official.py",
+    "evalcore/harness/pairing.py": "test_run.py",  # pairing is what a run does with both scorers' results
+    "evalcore/models/cache.py": "test_loader.py",
+    "evalcore/records/atomic.py": "test_store.py",
+    "evalcore/records/claims.py": "test_store.py",
+    "evalcore/records/recount.py": "test_golden.py",  # level 1's recounts, on the committed record
+    "evalcore/scoring/generation.py": "test_conditions.py",
+    "evalcore/book/badinputs.py": "test_refusals.py",
+    "evalcore/book/damage.py": "test_refusals.py",
+    "evalcore/book/triggers.py": "test_refusals.py",
+    "evalcore/book/record_schema.py": "test_schema.py",  # the appendix's table of the run record's schema
+}
+"""Modules whose tests live in the test file of the module that drives them, and where."""
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_module_has_its_test_file(path):
+    if path.name in ("__main__.py", "__init__.py"):
+        pytest.skip("a package's surface, tested through its modules")
+    rel = path.relative_to(ROOT).as_posix()
+    expected = COVERED_ELSEWHERE.get(rel, f"test_{path.stem.lstrip('_')}.py")
+    assert (ROOT / "tests" / expected).is_file(), f"{rel}: no tests/{expected}"
