@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evalcore.book.part3 import ZHAO_2021_TABLE1, comparison_rows, load_record, outcomes
+from evalcore.book.part3 import ZHAO_2021_TABLE1, accuracy, comparison_rows, load_record, outcomes
 from evalcore.book.views import positive_rate
 from evalcore.errors import RecordError
 
@@ -30,6 +30,7 @@ def _record() -> dict:
 def test_outcomes_and_rates_follow_the_stored_scores():
     rec = _record()
     assert outcomes(rec, "ref") == [1, 1, 0, 0] and outcomes(rec, "better") == [1, 1, 1, 0]
+    assert accuracy(rec, "ref") == 0.5 and accuracy(rec, "better") == 0.75
     assert positive_rate(rec, "ref") == 1.0 and positive_rate(rec, "better") == 0.75
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "ZHAO_2021_TABLE1",
     "ZHAO_2021_TEST_ITEMS",
     "acc_norm_outcomes",
+    "accuracy",
     "calibrated_outcomes",
     "comparison_rows",
     "load_record",
@@ -104,6 +105,12 @@ def _labels(record: Mapping[str, Any]) -> dict[int, int]:
 def outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
     """Per-item correctness of one condition, in the record's item order."""
     return condition_outcomes(record["conditions"][condition], _labels(record), record["item_ids"])
+
+
+def accuracy(record: Mapping[str, Any], condition: str) -> float:
+    """Share of the record's items the condition gets right (its :func:`outcomes`, averaged)."""
+    correct = outcomes(record, condition)
+    return sum(correct) / len(correct)
 
 
 def acc_norm_outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
