@@ -5,7 +5,17 @@ import math
 import pytest
 
 from evalcore.book.performance import distinct_input_lengths, forward_flops
-from evalcore.book.timeshares import GROUPS, OpTime, from_profiler, group_of, product_rate, time_shares
+from evalcore.book.timeshares import (
+    GROUPS,
+    PRODUCTS,
+    OpTime,
+    from_profiler,
+    group_of,
+    percent_by_group,
+    product_rate,
+    share_factors,
+    time_shares,
+)
 
 VOCAB = 100
 
@@ -78,6 +88,38 @@ def test_no_product_time_has_no_rate():
     shares = time_shares([op("aten::mul", self_s=0.5)], wall_s=1.0, vocab_size=VOCAB)
     with pytest.raises(ValueError, match="no time was spent in linear layers"):
         product_rate(shares)
+
+
+def _profiled(wall_s=10.0):
+    """A stored profile: 4 s in products that count 160 GFLOP, in a 10 s run timed at 6 s unprofiled."""
+    ops = [
+        op("aten::mm", [[6, 8], [8, 16]], 2.0, 100_000_000_000),
+        op("aten::mm", [[6, 8], [8, VOCAB]], 1.0, 50_000_000_000),
+        op("aten::bmm", [[6, 4, 5], [6, 5, 4]], 1.0, 10_000_000_000),
+        op("aten::_log_softmax", [[6, VOCAB]], 0.5),
+        op("aten::mul", [[6, 8], [6, 8]], 3.0),
+    ]
+    groups = time_shares(ops, wall_s=wall_s, vocab_size=VOCAB)
+    return {"batch_size": 16, "wall_s": wall_s, "unprofiled_median_s": 6.0, "groups": groups}
+
+
+def test_a_share_of_the_ceiling_splits_into_time_rate_and_real_work():
+    assert PRODUCTS == ("linear layers", "vocabulary projection", "attention products")
+    factors = share_factors(_profiled(), real_gflop=120.0, ceiling=80.0)
+    # T: 4 s of 10 in products; R: 160 GFLOP in 4 s = 40 GFLOP/s of 80; P: 120 of the 160 GFLOP counted
+    assert factors == pytest.approx({"T": 0.4, "R": 0.5, "P": 0.75, "S": 0.15, "gain": 1.5})
+    assert factors["S"] == pytest.approx(factors["T"] * factors["R"] * factors["P"])  # S = 120 GFLOP / 10 s / 80
+    # the profiler counts the padding too: more real work than it counted is a mistake, not a share
+    with pytest.raises(ValueError, match=r"161\.0 GFLOP on real tokens against 160\.0 counted by the profiler"):
+        share_factors(_profiled(), real_gflop=161.0, ceiling=80.0)
+
+
+def test_percent_by_group_names_each_run_by_its_batch_size():
+    table = percent_by_group({"evalcore": _profiled()})
+    assert list(table) == ["evalcore (batch size 16)"]
+    assert list(table["evalcore (batch size 16)"]) == list(GROUPS)
+    assert table["evalcore (batch size 16)"]["linear layers"] == 20.0
+    assert table["evalcore (batch size 16)"]["outside the operators"] == 25.0  # 10 s less 7.5 s in operators
 
 
 @pytest.mark.model

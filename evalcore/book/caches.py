@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.capture import captured
+from evalcore.errors import InvalidInputError
 from evalcore.harness.official import evaluate, require_pinned_harness
 from evalcore.harness.registry import official_task_config
 from evalcore.protocol.digest import sha256_text
@@ -35,14 +36,17 @@ from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, fewshot_context, harn
 from evalcore.scoring.loglik import argmax_first
 from evalcore.sst2.rows import Row
 from evalcore.sst2.selection import check_ids
+from evalcore.sst2.task import requests_for
 
 __all__ = [
     "HarnessRun",
     "LoggedItem",
+    "demo_prefix",
     "doc_hash_checks",
     "expected_contexts",
     "harness_doc_hash",
     "harness_run",
+    "key_leaves_out",
     "prompt_checks",
     "prompt_sha256",
     "request_cache_dir",
@@ -267,3 +271,26 @@ def prompt_checks(run: HarnessRun, expected: Mapping[int, str]) -> list[bool]:
         KeyError: a logged document that ``expected`` has no context for.
     """
     return [prompt_sha256(expected[item.doc_idx]) == item.context_sha256 for item in run.items]
+
+
+def demo_prefix(context: str, sentence: str) -> str:
+    """The demos of a few-shot context: everything before the item's own zero-shot context.
+
+    ``requests_for(sentence, demo_prefix(context, sentence))`` rebuilds the context.
+
+    Raises:
+        InvalidInputError: a context that is not the demos followed by the item's own context.
+    """
+    own = requests_for(sentence)[0][0]
+    if not context.endswith(own):
+        raise InvalidInputError(f"the context does not end with the item's own: {context[-80:]!r}")
+    return context[: len(context) - len(own)]
+
+
+def key_leaves_out(text: str, first: int, stop: int, words: Sequence[str]) -> list[str]:
+    """The ``words`` that no line of ``text`` from line ``first`` up to ``stop`` (excluded, 1-based) mentions.
+
+    Read on the lines that build a cache key, they are what the key leaves out.
+    """
+    block = text.splitlines()[first - 1 : stop - 1]
+    return [word for word in words if not any(word in line for line in block)]

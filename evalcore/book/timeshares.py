@@ -10,13 +10,24 @@ so the groups add up to the profiled wall time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 
-__all__ = ["GROUPS", "OpTime", "from_profiler", "group_of", "matmul_gflops", "product_rate", "time_shares"]
+__all__ = [
+    "GROUPS",
+    "PRODUCTS",
+    "OpTime",
+    "from_profiler",
+    "group_of",
+    "matmul_gflops",
+    "percent_by_group",
+    "product_rate",
+    "share_factors",
+    "time_shares",
+]
 
 GROUPS = (
     "linear layers",
@@ -31,6 +42,9 @@ GROUPS = (
 log-softmax that turns logits into log-probabilities, every other operator
 (normalization, activations, the rotary embedding, copies, indexing), and the wall time
 outside any operator. A profiler's own cost lands mostly in the last two."""
+
+PRODUCTS = GROUPS[:3]
+"""The groups that are matrix products."""
 
 _PRODUCTS = {"aten::mm", "aten::addmm"}
 _BATCHED_PRODUCTS = {"aten::bmm", "aten::baddbmm"}
@@ -135,11 +149,46 @@ def time_shares(ops: Iterable[OpTime], *, wall_s: float, vocab_size: int) -> dic
 
 def product_rate(shares: dict[str, dict[str, float]], groups: Sequence[str] | None = None) -> float:
     """GFLOP/s of the matrix products in ``groups`` (default: all three kinds) together."""
-    names = groups or ("linear layers", "vocabulary projection", "attention products")
+    names = groups or PRODUCTS
     seconds = sum(shares[g]["seconds"] for g in names)
     if seconds <= 0:
         raise InvalidInputError(f"no time was spent in {', '.join(names)}")
     return sum(shares[g]["gflop"] for g in names) / seconds
+
+
+def share_factors(run: Mapping[str, Any], real_gflop: float, ceiling: float) -> dict[str, float]:
+    """A profiled run's share of the machine's ceiling, ``S = T * R * P``, its factors, and the gain left.
+
+    Args:
+        run: one method's stored profile: ``groups`` (as :func:`time_shares` returns them),
+            ``wall_s`` and ``unprofiled_median_s``, the median of the same run timed unprofiled.
+        real_gflop: the run's matrix-product work on real tokens, padding left out (GFLOP).
+        ceiling: the machine's rate on one large product (GFLOP/s).
+
+    Returns:
+        ``T``, the share of the wall time spent in matrix products; ``R``, their rate as a
+        share of the ceiling; ``P``, the share of their counted arithmetic done on real
+        tokens; ``S``, the real work per second as a share of the ceiling; ``gain``, how
+        many times faster the unprofiled run would be if only the products took time.
+
+    Raises:
+        InvalidInputError: ``P`` outside (0, 1]: the profiler counts the padding too, so it
+            never counts less than the real work.
+    """
+    groups = run["groups"]
+    product_s = sum(groups[g]["seconds"] for g in PRODUCTS)
+    counted = sum(groups[g]["gflop"] for g in PRODUCTS)
+    factors = {"T": product_s / run["wall_s"], "R": product_rate(groups) / ceiling, "P": real_gflop / counted,
+               "S": real_gflop / run["wall_s"] / ceiling}  # fmt: skip
+    if not 0 < factors["P"] <= 1 + 1e-9:
+        raise InvalidInputError(f"{real_gflop} GFLOP on real tokens against {counted} counted by the profiler")
+    return factors | {"gain": run["unprofiled_median_s"] / product_s}
+
+
+def percent_by_group(profiled: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per profiled method (and its batch size): each group's percentage of the wall time, to one decimal."""
+    return {f'{name} (batch size {run["batch_size"]})': {g: round(100 * run["groups"][g]["share"], 1) for g in GROUPS}
+            for name, run in profiled.items()}  # fmt: skip
 
 
 def matmul_gflops(size: int = 2048, repeats: int = 10) -> float:
