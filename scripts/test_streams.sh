@@ -8,7 +8,7 @@
 # Each stream gets one thread (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1), so the two ask for
 # two threads on two cores; with torch's default of one thread per core they would ask for
 # four. One thread is a different arithmetic from the one that made the stored records
-# (evalcore.numerics.arithmetic records the thread count), so every re-check in these
+# (evalcore.records.machine.arithmetic records the thread count), so every re-check in these
 # streams is judged by the tolerance, as on another machine; the book build that follows
 # executes the pages natively.
 #

@@ -10,7 +10,7 @@ import pytest
 from evalcore.book.caches import (
     HarnessRun,
     LoggedItem,
-    demo_prefix,
+    demos_in_context,
     doc_hash_checks,
     harness_doc_hash,
     key_leaves_out,
@@ -56,13 +56,13 @@ def test_the_demos_of_a_context_are_what_precedes_the_items_own():
     demos = [Row(idx=5, sentence="a fine film", label=1), Row(idx=9, sentence="dull", label=0)]
     sentence = "an item of its own"
     context = fewshot_context(demos, sentence)
-    prefix = demo_prefix(context, sentence)
+    prefix = demos_in_context(context, sentence)
     assert prefix and context == prefix + requests_for(sentence)[0][0]
     assert requests_for(sentence, prefix)[0][0] == context
     assert "a fine film" in prefix and sentence not in prefix
-    assert demo_prefix(fewshot_context([], sentence), sentence) == ""  # zero-shot: no demos
+    assert demos_in_context(fewshot_context([], sentence), sentence) == ""  # zero-shot: no demos
     with pytest.raises(ValueError, match="does not end with the item's own"):
-        demo_prefix(context, "another item")
+        demos_in_context(context, "another item")
 
 
 def test_a_key_leaves_out_the_words_none_of_its_lines_mention():

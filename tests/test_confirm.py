@@ -78,8 +78,9 @@ def test_the_verdict_holds_only_for_a_dev_advantage_confirmed_with_an_interval_e
 def test_a_dangling_link_where_the_record_or_marker_goes_is_refused(tmp_path, monkeypatch, capsys, which):
     # Regression guard: with confirm.unsealing removed and confirm.json a dangling symlink, the guard
     # (a file-existence check) wrote a fresh marker and began scoring the confirm items again.
-    monkeypatch.setattr(unsealing, "RECORD", tmp_path / "confirm.json")
-    monkeypatch.setattr(unsealing, "MARKER", tmp_path / "confirm.unsealing")
+    marker, record = confirm.seal_paths(tmp_path)
+    monkeypatch.setattr(unsealing, "RECORD", record)
+    monkeypatch.setattr(unsealing, "MARKER", marker)
     getattr(unsealing, which).symlink_to(tmp_path / "gone.json")
     monkeypatch.setitem(sys.modules, "evalcore.models.loader", None)  # importing it would fail: nothing may load
     assert unsealing.main() == 2

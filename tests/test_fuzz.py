@@ -278,7 +278,7 @@ def valid_ledger(obj, attempts=False) -> bool:
 
 
 @given(ledgers)
-def test_fuzz_score_run_matches_counting(obj):
+def test_fuzz_summarize_ledger_matches_counting(obj):
     result, exc = refusal(summarize_ledger, obj)
     valid = valid_ledger(obj) and len({r["id"] for r in obj}) == len(obj)
     assert (exc is None) == valid, exc

@@ -43,7 +43,7 @@ def test_all_error_run_has_no_scored_accuracy():
         ),
     ],
 )
-def test_score_run_rejects_bad_input(records, exc, match):
+def test_summarize_ledger_rejects_bad_input(records, exc, match):
     with pytest.raises(exc, match=match):
         summarize_ledger(records)
 

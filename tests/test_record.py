@@ -12,6 +12,7 @@ import pytest
 
 from evalcore.book.part3 import RESULTS_FOLDER, load_record
 from evalcore.errors import RecordError, RecordExistsError
+from evalcore.part3.confirm import seal_paths
 from evalcore.part3.record import open_once, record_problems, schema, schema_problems, with_digests
 
 RECORDS = ("a", "b", "c", "e", "f", "g", "confirm")
@@ -105,7 +106,7 @@ def test_audit_condition_reports_a_missing_demo_list_instead_of_raising(e_record
 
 
 def test_open_once_creates_the_marker_once(tmp_path):
-    marker, record = tmp_path / "confirm.unsealing", tmp_path / "confirm.json"
+    marker, record = seal_paths(tmp_path)
     body = {"unsealed": {"at": "2026-12-02T00:00:00+00:00", "items": 128}}
     open_once(marker, record, body)
     assert json.loads(marker.read_text()) == body
@@ -115,7 +116,7 @@ def test_open_once_creates_the_marker_once(tmp_path):
 
 @pytest.mark.parametrize("where", ["marker", "record"])
 def test_open_once_refuses_a_dangling_link_at_either_path(tmp_path, where):
-    paths = {"marker": tmp_path / "confirm.unsealing", "record": tmp_path / "confirm.json"}
+    paths = dict(zip(("marker", "record"), seal_paths(tmp_path), strict=True))
     paths[where].symlink_to(tmp_path / "nowhere")
     with pytest.raises(RecordExistsError, match="a dangling link"):
         open_once(paths["marker"], paths["record"], {"unsealed": {"at": "now"}})
@@ -123,7 +124,7 @@ def test_open_once_refuses_a_dangling_link_at_either_path(tmp_path, where):
 
 
 def test_open_once_has_one_winner_among_simultaneous_starts(tmp_path):
-    marker, record = tmp_path / "confirm.unsealing", tmp_path / "confirm.json"
+    marker, record = seal_paths(tmp_path)
     start, results = threading.Barrier(8), []
 
     def attempt(n: int) -> None:

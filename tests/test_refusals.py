@@ -171,7 +171,7 @@ def test_kill_between_flush_and_rename_leaves_the_claim(tmp_path):
         "from evalcore import records\nfrom evalcore.records import store\n"
         "records.begin_record(sys.argv[1], {'smoke': True})\n"
         "store.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
-        "from tests.test_records import MINIMAL\n"
+        "from tests.test_store import MINIMAL\n"
         "records.write_record(sys.argv[1], MINIMAL)\n"
     )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

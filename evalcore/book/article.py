@@ -117,7 +117,7 @@ def item_set_spread(
 ) -> SetSpread:
     """Score every item of ``n_sets`` other 64-item sets once; count each set's correct and positive predictions.
 
-    The items go through the batched path (:func:`evalcore.scoring._batched.score_rows_batched`):
+    The items go through the batched path (:func:`evalcore.scoring.score_rows_batched`):
     the same s_ij, with last bits that may differ from batch 1 (the page counts
     predictions, it audits nothing).
     """

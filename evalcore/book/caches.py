@@ -41,7 +41,7 @@ from evalcore.sst2.task import requests_for
 __all__ = [
     "HarnessRun",
     "LoggedItem",
-    "demo_prefix",
+    "demos_in_context",
     "doc_hash_checks",
     "expected_contexts",
     "harness_doc_hash",
@@ -273,10 +273,10 @@ def prompt_checks(run: HarnessRun, expected: Mapping[int, str]) -> list[bool]:
     return [prompt_sha256(expected[item.doc_idx]) == item.context_sha256 for item in run.items]
 
 
-def demo_prefix(context: str, sentence: str) -> str:
+def demos_in_context(context: str, sentence: str) -> str:
     """The demos of a few-shot context: everything before the item's own zero-shot context.
 
-    ``requests_for(sentence, demo_prefix(context, sentence))`` rebuilds the context.
+    ``requests_for(sentence, demos_in_context(context, sentence))`` rebuilds the context.
 
     Raises:
         InvalidInputError: a context that is not the demos followed by the item's own context.

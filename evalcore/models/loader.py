@@ -10,7 +10,6 @@ load checks the cache's own file hashes before using it.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
@@ -27,7 +26,7 @@ from evalcore.models.cache import (
     read_cache_manifest,
     write_cache,
 )
-from evalcore.protocol.digest import sha256_file
+from evalcore.protocol.digest import sha256_file, sha256_text
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -254,7 +253,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
             manifest = read_cache_manifest(entry, expect=res)
     model.eval()
     if entry is not None:
-        digest = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+        digest = sha256_text(json.dumps(manifest, sort_keys=True))
         sink.append(f"{'loaded from' if cached else 'converted from GGUF and cached in'} {entry.name} "
                     f"(manifest sha256 {digest[:16]})")  # fmt: skip
     if notes is not None:

@@ -8,7 +8,7 @@ statistics: ``stats``, ``auc``, ``cochran``, ``multiplicity``.
 
 from __future__ import annotations
 
-from evalcore.part3.auc import AucComparison, AucEstimate, auc, auc_ci, compare_auc
+from evalcore.part3.auc import AucComparison, AucEstimate, auc_ci, compare_auc
 from evalcore.part3.cochran import CochranQ, chi2_sf, cochran_q, permutation_p
 from evalcore.part3.conditions import (
     HARNESS_FORMAT,
@@ -33,7 +33,7 @@ from evalcore.part3.confirm import (
     verdict,
 )
 from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
-from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, conditions, demo_set
+from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, demo_set
 from evalcore.part3.multiplicity import holm
 from evalcore.part3.record import (
     GENERATION_FIELDS,
@@ -84,7 +84,6 @@ __all__ = [
     "McNemar",
     "PairedComparison",
     "PromptFormat",
-    "auc",
     "auc_ci",
     "audit_condition",
     "balance_pools",
@@ -99,7 +98,6 @@ __all__ = [
     "condition_outcomes",
     "condition_predictions",
     "condition_problems",
-    "conditions",
     "context_for",
     "demo_set",
     "demos_for",

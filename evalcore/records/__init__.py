@@ -42,7 +42,7 @@ from evalcore.records.numerics import (
     format_tolerance,
     margin,
 )
-from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, Recheck, draw_sample, recheck, tolerance_for
+from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, Recheck, draw_sample, tolerance_for
 from evalcore.records.recount import aggregate_problems, item_list_problem
 from evalcore.records.report import LEVELS, NEEDS, AuditReport
 from evalcore.records.schema import (
@@ -126,7 +126,6 @@ __all__ = [
     "process_alive",
     "read_record",
     "read_run",
-    "recheck",
     "record_digest",
     "record_problem",
     "refuse_live_claim",

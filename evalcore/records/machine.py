@@ -1,8 +1,8 @@
 """The arithmetic of this process: which CPU, kernels, BLAS branch and threads summed the scores.
 
-Explained in the book chapter *The same code on another CPU* (``book/numerics.md``);
-re-exported by :mod:`evalcore.records.numerics`. These are environment facts recorded with
-every run, never protocol fields.
+Explained in the book chapter *The same code on another CPU* (``book/numerics.md``); the
+tolerance that judges a score across arithmetics is :mod:`evalcore.records.numerics`.
+These are environment facts recorded with every run, never protocol fields.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Shared-prefix scoring: the context runs once, each multi-token candidate continues from its cached state.
+"""Shared-context scoring: the context runs once, each multi-token candidate continues from its cached state.
 
 Explained in the book chapter *How fast is it?* (``book/performance.md``). The harness
 feeds every candidate as its own sequence, ``(context + continuation)[:-1]``, so a task

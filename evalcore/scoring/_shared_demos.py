@@ -1,4 +1,4 @@
-"""Few-shot scoring on a shared demo prefix: the demos run once, every item continues from their cache.
+"""Few-shot scoring on shared demos: the demos run once, every item continues from their cache.
 
 Explained in the book chapter *How fast is it?* (``book/performance.md``). When every
 item of a run is shown the same demos (Part III's fixed demo sets), every request

@@ -20,6 +20,7 @@ from typing import Any
 
 from evalcore.errors import DataIntegrityError, DataUnavailableError, InvalidInputError
 from evalcore.hub import hub_download
+from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import canonical_json
 from evalcore.protocol.jsonvalue import json_object
 
@@ -73,7 +74,7 @@ def row_sha256(idx: int, sentence: str, label: int) -> str:
 
 def split_digest(row_hashes: list[str]) -> str:
     """SHA-256 over a split's row hashes in idx order, one per line."""
-    return hashlib.sha256("\n".join(row_hashes).encode("ascii")).hexdigest()
+    return sha256_text("\n".join(row_hashes))  # hex digits only: their UTF-8 is their ASCII
 
 
 @cache

@@ -11,7 +11,6 @@ with each item's row hash, and a test recomputes it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable
 from functools import cache
@@ -19,6 +18,7 @@ from importlib import resources as importlib_resources
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
+from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
@@ -52,7 +52,7 @@ CONFIRM_SIZE = 128
 
 def hash_order(n: int = VALIDATION_SIZE, salt: str = SALT) -> list[int]:
     """All idx ``0..n-1`` sorted by ``sha256(f"{salt}:{idx}")``."""
-    return sorted(range(n), key=lambda idx: hashlib.sha256(f"{salt}:{idx}".encode()).hexdigest())
+    return sorted(range(n), key=lambda idx: sha256_text(f"{salt}:{idx}"))
 
 
 TRAIN_SIZE = 67_349
