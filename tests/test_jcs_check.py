@@ -23,8 +23,8 @@ def test_node_writes_rfc8785_numbers():
         "44b52d02c7e14af6": "1e+23",
         "444b1ae4d6e2ef50": "1e+21",
         "3eb0c6f7a0b5ed8d": "0.000001",
-        "41b3de4355555554": "333333333.33333325",
-        "becbf647612f3696": "-0.0000033333333333333333",
+        "41b3de4355555554": "333333333.33333325",  # exact: bit pattern -> ECMAScript text, no arithmetic
+        "becbf647612f3696": "-0.0000033333333333333333",  # exact: bit pattern -> ECMAScript text, no arithmetic
     }
     values = [struct.unpack(">d", bytes.fromhex(bits))[0] for bits in cases]
     assert node_canonical_json(values) == ("[" + ",".join(cases.values()) + "]").encode()
