@@ -6,8 +6,9 @@ which. The notebooks and the command line (``evalcore``) call these same functio
 The package is built in layers, one folder each; a layer imports only from the layers
 below it (``tests/test_layers.py`` enforces the order):
 
-0. ``errors``, ``progress``, ``capture``, ``hub``: the error family and the plumbing
-   every layer shares (progress bars, captured library noise, the offline-aware Hub);
+0. ``errors``, ``extras``, ``progress``, ``capture``, ``hub``: the error family and the
+   plumbing every layer shares (the optional ``run`` stack asked for by name, progress
+   bars, captured library noise, the offline-aware Hub);
 1. ``protocol``: the protocol tools (specification and fingerprint, digests, split
    overlap, run ledger), torch-free, and all that ``import evalcore`` loads;
 2. ``sst2``: the GLUE SST-2 rows, the item selection and the task;
@@ -46,6 +47,7 @@ from evalcore.errors import (
     HubUnavailableError,
     InvalidInputError,
     InvalidTypeError,
+    MissingExtraError,
     ModelUnavailableError,
     NotJSONError,
     PromptTooLongError,
@@ -140,6 +142,7 @@ __all__ = [
     "DocIdMismatchError",
     "InvalidInputError",
     "InvalidTypeError",
+    "MissingExtraError",
     "ModelSpec",
     "ModelUnavailableError",
     "NotJSONError",

@@ -11,24 +11,25 @@ The command line maps them to exit statuses (:data:`EXIT_CODES`)::
 
     EvalcoreError
     ├── InvalidInputError (ValueError)        a value at the boundary is refused
-    │   ├── ContextNotPrefixError             the context's tokens do not start the request's tokens
+    │   ├── ContextNotPrefixError             the context is not a prefix of the request
     │   ├── PromptTooLongError                a request longer than the model's window
     │   ├── CacheKeyMismatchError             a cache entry stored under another key
     │   ├── DataIntegrityError                data that are not the pinned rows
     │   ├── NotJSONError                      protocol data with no canonical JSON
-    │   ├── RecordError                       a run record missing, unfinished, malformed, edited
+    │   ├── RecordError                       a record missing, unfinished, invalid, edited
     │   │   └── SchemaVersionError            a record of another schema version
     │   └── SealedItemError                   a confirm item without an explicit unseal
     ├── InvalidTypeError (TypeError)          a value of the wrong type
     ├── DocIdMismatchError (AssertionError)   a logged doc_id names another document
-    ├── DataUnavailableError (FileNotFoundError)  the SST-2 files are not where $EVALBOOK_SST2_DIR says
+    ├── DataUnavailableError (FileNotFoundError)  no SST-2 files at $EVALBOOK_SST2_DIR
     ├── RecordExistsError (FileExistsError)   a complete record would be replaced
     │   └── RunInProgressError                a live process holds the directory's claim
     └── UnavailableError (RuntimeError)       something needed is not here
         ├── ArithmeticSettingError            the arithmetic can no longer be set
         ├── HarnessMismatchError              lm-eval is not the pinned, unmodified release
         ├── HubUnavailableError               the Hub was asked for and cannot be reached
-        └── ModelUnavailableError             the model file is missing or not the pinned one
+        ├── MissingExtraError (ImportError)   evalcore[run] (model, harness) not installed
+        └── ModelUnavailableError             the model file is absent or not the pinned one
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "HubUnavailableError",
     "InvalidInputError",
     "InvalidTypeError",
+    "MissingExtraError",
     "ModelUnavailableError",
     "NotJSONError",
     "PromptTooLongError",
@@ -132,6 +134,10 @@ class HarnessMismatchError(UnavailableError):
 
 class HubUnavailableError(UnavailableError):
     """A Hub resource was asked for and the Hub cannot be reached."""
+
+
+class MissingExtraError(UnavailableError, ImportError):
+    """A call needs the model and harness stack, which ``pip install evalcore`` leaves out (``evalcore[run]``)."""
 
 
 class ModelUnavailableError(UnavailableError):

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evalcore"
 
 LAYERS = (
-    ("errors", "progress", "capture", "hub"),
+    ("errors", "extras", "progress", "capture", "hub"),
     ("protocol",),
     ("sst2",),
     ("models",),

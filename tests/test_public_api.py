@@ -34,9 +34,13 @@ def test_version_comes_from_the_installed_metadata():
 
 def test_dependencies_declared_and_typed_marker_shipped():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    deps = {d.split("=")[0].split("<")[0].split(">")[0] for d in project["project"]["dependencies"]}
-    assert {"torch", "transformers", "lm-eval", "jsonschema", "rfc8785", "numpy"} <= deps
-    assert "lm-eval==0.4.9.2" in project["project"]["dependencies"]
+    def names(reqs: list[str]) -> set[str]:
+        return {d.split("=")[0].split("<")[0].split(">")[0] for d in reqs}
+
+    assert names(project["project"]["dependencies"]) == {"jsonschema", "rfc8785"}  # the light core
+    run = project["project"]["optional-dependencies"]["run"]
+    assert {"torch", "transformers", "lm-eval", "gguf", "datasets"} <= names(run)
+    assert "lm-eval==0.4.9.2" in run
     assert (ROOT / "evalcore" / "py.typed").is_file()
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["evalcore"]
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from evalcore.capture import captured
 from evalcore.errors import HarnessMismatchError, InvalidInputError, PromptTooLongError
+from evalcore.extras import needs_run_extra
 from evalcore.harness.install import HarnessFileReport, verify_harness_files
 from evalcore.harness.registry import TASK, official_task_config, task_manager
 from evalcore.models.loader import DEFAULT_MODEL, locate_model
@@ -110,6 +111,7 @@ def _refuse_over_length(tokenizer: Any, validation: Sequence[Row], ids: Sequence
                 raise PromptTooLongError(f"item {item_id}: {exc}") from exc
 
 
+@needs_run_extra
 def run_official(
     train: Sequence[Row],
     validation: Sequence[Row],
@@ -181,6 +183,7 @@ SEED_ARGUMENTS = ("random_seed", "numpy_random_seed", "torch_random_seed", "fews
 """The seeds ``simple_evaluate`` takes; one left out keeps the harness's own default."""
 
 
+@needs_run_extra
 def evaluate(
     lm: Any,
     config: dict[str, Any],

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.capture import captured
+from evalcore.extras import needs_run_extra
 from evalcore.sst2.rows import Row
 from evalcore.sst2.selection import check_ids
 
@@ -30,6 +31,7 @@ TASK = "sst2"
 
 
 @functools.lru_cache(maxsize=1)
+@needs_run_extra
 def task_manager() -> Any:
     """lm-eval's task registry, indexed once per process (indexing every task YAML takes seconds)."""
     from lm_eval.tasks import TaskManager
@@ -59,6 +61,7 @@ def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dic
     return config
 
 
+@needs_run_extra
 def build_task(train: Sequence[Row], validation: Sequence[Row], notes: list[str] | None = None) -> Any:
     """The harness's own ``ConfigurableTask`` for sst2, on the local rows.
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
+from evalcore.extras import needs_run_extra
 from evalcore.hub import hub_download
 from evalcore.models.cache import (
     check_entry_before_conversion,
@@ -126,6 +127,7 @@ def locate_resource(res: ModelResource) -> tuple[Path, str | None, ModelResource
     return directory, res.filename, res
 
 
+@needs_run_extra
 def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
     """The scalar metadata of a GGUF model file (strings, numbers, booleans); arrays as their length.
 
@@ -175,6 +177,7 @@ class WithoutSpecialTokens:
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
 
+@needs_run_extra
 def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
     """The tokenizer :func:`load_model` would return, without loading the weights.
 
@@ -201,6 +204,7 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
         return AutoTokenizer.from_pretrained(directory, **({"gguf_file": gguf_file} if gguf_file else {}))
 
 
+@needs_run_extra
 def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
 

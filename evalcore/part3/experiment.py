@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.extras import needs_run_extra
 from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
 from evalcore.part3.record import condition_digest, condition_problems
 from evalcore.protocol.digest import sha256_text
@@ -75,6 +76,7 @@ class _Prompts:
         return greedy_continuation(model, self.encoder, context)
 
 
+@needs_run_extra
 def run_condition(
     model: Any,
     tokenizer: Any,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -190,5 +191,7 @@ def load_split(split: str, *, source: str = "local") -> list[Row]:
         rows = _read_hub(split)
     else:
         raise InvalidInputError(f"unknown data source {source!r}; expected 'local' or 'hub'")
-    verify_rows(split, rows)
+    digest = verify_rows(split, rows)
+    where = data_dir() / SPLITS[split] if source == "local" else f"the Hub at {DATA_REVISION}"
+    logging.getLogger("evalcore").info("load_split: %s, %d rows from %s, digest %s", split, len(rows), where, digest)
     return rows

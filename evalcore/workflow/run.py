@@ -9,6 +9,7 @@ record with :func:`evalcore.records.store.write_record`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import platform
 import resource
 import time
@@ -17,6 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from evalcore.extras import needs_run_extra
 from evalcore.harness.official import HARNESS_VERSION, SEED, run_official
 from evalcore.harness.pairing import independent_entry, official_entry, pair_official
 from evalcore.harness.registry import TASK
@@ -94,6 +96,7 @@ def _items(
     ]
 
 
+@needs_run_extra
 def execute_run(
     out_dir: str | Path,
     *,
@@ -133,8 +136,9 @@ def execute_run(
         InvalidTypeError, InvalidInputError, SealedItemError: bad ids (before anything is written).
         RecordExistsError: ``out_dir`` already holds a complete record, or a live run's claim.
         OSError: ``out_dir`` cannot be written (before any work), with the system's class.
-        Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
-        :func:`run_official` raise; the claim is then marked ``failed``.
+
+    Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
+    :func:`run_official` raise passes through; the claim is then marked ``failed``.
     """
     from evalcore.records.store import begin_record, mark_failed
 
@@ -255,4 +259,5 @@ def _execute(
         "failures": failures,
     }
     path = write_record(out_dir, record, overwrite=overwrite)
+    logging.getLogger("evalcore").info("execute_run: %d items, record written to %s", len(chosen), path)
     return path, read_record(path)  # the record as written, read back through every check

