@@ -159,3 +159,50 @@ def test_out_that_is_a_file_is_refused_with_what_to_do(tmp_path, capsys):
     assert main(["run", "--smoke", "--out", str(target)]) == 2
     assert f"--out {target} is a file; a run writes a directory" in capsys.readouterr().err
     assert target.read_text() == "mine"
+
+
+def test_version_prints_the_installed_version(capsys):
+    import evalcore
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"evalcore {evalcore.__version__}"
+    assert evalcore.__version__ != "0+unknown"  # the package is installed (make setup: pip install -e .)
+
+
+def test_help_has_no_raw_markup(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and ":data:" not in out and ":func:" not in out
+    assert "--version" in out and "-v, --verbose" in out
+
+
+def test_verbose_shows_the_log_on_stderr(monkeypatch, tmp_path, capfd):
+    """-v: the records evalcore logs (here load_split's) reach standard error; without it they do not."""
+    import logging
+
+    from evalcore.sst2 import rows
+
+    logger = logging.getLogger("evalcore")
+    monkeypatch.setattr(logger, "handlers", [])
+    monkeypatch.setattr(logger, "level", logging.NOTSET)
+    monkeypatch.setattr(rows, "verify_rows", lambda split, got: "f" * 64)
+    (tmp_path / "dev.tsv").write_text("sentence\tlabel\na fine film \t1\n", encoding="utf-8")
+    monkeypatch.setenv("EVALBOOK_SST2_DIR", str(tmp_path))
+
+    def load_then_stop(args):
+        rows.load_split("validation")
+        return 0
+
+    from evalcore.workflow import cli
+
+    monkeypatch.setattr(cli, "_prepare", load_then_stop)
+    assert main(["prepare"]) == 0
+    assert "load_split" not in capfd.readouterr().err
+    assert main(["-v", "prepare"]) == 0
+    err = capfd.readouterr().err
+    assert f"evalcore: load_split: validation, 1 rows from {tmp_path / 'dev.tsv'}, digest {'f' * 64}" in err
+    assert main(["-v", "prepare"]) == 0  # a second -v in one process adds no second handler
+    assert capfd.readouterr().err.count("load_split") == 1

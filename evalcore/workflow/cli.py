@@ -1,5 +1,8 @@
 """Command line: ``evalcore prepare | run | audit`` (also ``python -m evalcore``).
 
+``evalcore --version`` prints the package's version; ``-v`` shows evalcore's log on
+standard error (what was loaded from where, and how long it took).
+
 Explained in the notebook *Running the official harness*. Every command calls the
 same functions the notebooks call. ``run --items`` takes ``dev`` (the 64 dev items,
 the default), ``confirm`` (the 128 sealed items: refused without ``--unseal``, and an
@@ -15,6 +18,7 @@ with what and why; 3 the system refused (an ``OSError``: permission, disk, path)
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -24,7 +28,7 @@ from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
 from evalcore.models.loader import DEFAULT_MODEL, MODELS
 from evalcore.workflow.interrupt import sigint_watch
 
-__all__ = ["ITEM_SETS", "entry", "main", "resolve_items"]
+__all__ = ["ITEM_SETS", "build_parser", "entry", "main", "resolve_items"]
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -147,12 +151,18 @@ def _audit(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``evalcore`` command's parser (also read by the book's command-line reference)."""
+    import evalcore
+
     parser = argparse.ArgumentParser(
         prog="evalcore",
-        description=__doc__.splitlines()[0],
+        description="Locate and verify the pinned resources, run the harness and the independent scorer "
+        "into an audited record, and audit a record.",
         epilog="exit status: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()),
-    )
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"%(prog)s {evalcore.__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show evalcore's log on standard error")
     sub = parser.add_subparsers(dest="command", required=True)
     arith = argparse.ArgumentParser(add_help=False)
     arith.add_argument(
@@ -191,9 +201,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_log() -> None:
+    """Send the ``evalcore`` logger's INFO records to standard error (once, however often it is called)."""
+    logger = logging.getLogger("evalcore")
+    logger.setLevel(logging.INFO)
+    if not any(getattr(h, "evalcore_cli", False) for h in logger.handlers):
+        handler = logging.StreamHandler()  # standard error at the time of the call
+        handler.setFormatter(logging.Formatter("evalcore: %(message)s"))
+        handler.evalcore_cli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
+    if args.verbose:
+        _show_log()
     handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
     with sigint_watch() as sigint:
         try:
