@@ -18,6 +18,7 @@ __all__ = ["hub_download", "hub_offline_reason"]
 
 
 def hub_offline_reason() -> str | None:
+    """Which offline variable (``HF_HUB_OFFLINE`` and the like) is set, if one is; None otherwise."""
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in {"1", "true", "yes", "on"}:
             return f"{var}={os.environ[var]} is set"

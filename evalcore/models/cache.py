@@ -85,7 +85,7 @@ def check_entry_before_conversion(entry: Path) -> None:
     Raises:
         ModelUnavailableError: something is already at ``entry`` without a manifest (a damaged
             or half-deleted entry): delete it.
-        OSError (its own class): the cache directory cannot be created or written; the
+        OSError: the cache directory cannot be created or written (the system's own class); the
             message names :data:`CACHE_ENV` as the way to put the cache elsewhere.
     """
     if os.path.lexists(entry):

@@ -54,7 +54,7 @@ class PromptFormat:
 
     name: str
     template: str
-    """The item's text with :data:`SENTENCE` where the review goes."""
+    """The item's text with ``SENTENCE`` where the review goes."""
     choices: tuple[str, ...]
     """The answer strings, in label order (negative first)."""
     target_delimiter: str = TARGET_DELIMITER

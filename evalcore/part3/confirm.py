@@ -57,6 +57,7 @@ for the pair, and the seeded paired-bootstrap 95% interval of the difference. Th
 advantage "held" if the confirm difference has the same sign as the dev difference and its
 paired interval excludes zero; "did not hold" otherwise.
 """
+"""The rule as committed, word for word; :func:`rule_sha256` digests this text."""
 
 
 def choose(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, str, dict[str, float]]:

@@ -108,3 +108,4 @@ QUESTIONS = {
     "f": "Which of prompt form, chat template and generation moves the zero-shot result?",
     "g": "Which single factor moves the result, where a, e and f changed two at once?",
 }
+"""The question each experiment asks, by experiment letter."""

@@ -105,7 +105,7 @@ def canonical_json(obj: Any) -> bytes:
     ``true``, never ``1``.
 
     Args:
-        obj: JSON data: ``None``, ``bool``, ``int`` within ±:data:`MAX_SAFE_INTEGER`,
+        obj: JSON data: ``None``, ``bool``, ``int`` within ± :data:`MAX_SAFE_INTEGER`,
             finite ``float``, ``str``, and mappings (string keys only), lists and tuples
             of those.
 
@@ -115,7 +115,7 @@ def canonical_json(obj: Any) -> bytes:
     Raises:
         InvalidTypeError: a non-string key or a value that is not JSON data; the
             message names its path, e.g. ``model.revision``.
-        NotJSONError: NaN or infinity, an integer beyond ±:data:`MAX_SAFE_INTEGER`, a
+        NotJSONError: NaN or infinity, an integer beyond ± :data:`MAX_SAFE_INTEGER`, a
             lone surrogate, a circular reference, or nesting deeper than :data:`MAX_DEPTH`.
     """
     plain = _plain(obj, "", set())

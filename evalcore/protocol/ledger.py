@@ -141,7 +141,7 @@ def merge_attempts(attempts: Sequence[Mapping[str, Any]], *, policy: Policy) -> 
             is always written down at the call site.
 
     Returns:
-        One record per item, sorted by id: ``{"id", "status", "policy",
+        One record per item, sorted by id, each ``{"id", "status", "policy",
         "decided_by" (attempt number), "attempts" (every attempt's status, in
         attempt order)}``. The list can be passed to :func:`summarize_ledger`.
 

@@ -127,7 +127,7 @@ def take_lock(directory: Path) -> None:
     """Claim ``directory`` atomically: create :data:`LOCK_NAME` holding this pid, or prove its holder gone.
 
     The exclusive create is the one step two runs cannot both win, and the lock holds its
-    owner's pid from the moment it exists (:func:`_create_with_owner`); a lock left by a
+    owner's pid from the moment it exists (``_create_with_owner``); a lock left by a
     process that is gone (killed) is removed and taken once more.
     """
     lock = directory / LOCK_NAME

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 MEASURED_MAX_DRIFT = 7.2e-5
-"""Largest |Δ s_ij| measured between any two arithmetics on this book's items (rounded up).
+"""Largest ``|Δ s_ij|`` measured between any two arithmetics on this book's items (rounded up).
 
 Source: ``experiments/results/drift.json``, written by ``experiments/drift.py``: every
 arithmetic of its ``ARITHMETICS`` (ATen AVX-512 / AVX2 / default kernels, MKL's native,
@@ -52,7 +52,7 @@ MULTI_TOKEN = (" very negative", " somewhat negative", " somewhat positive", " v
 (``experiments/drift.py``)."""
 
 ABS_TOL = 3e-4
-"""Largest |Δ s_ij| accepted between two computations of the same score on different arithmetics.
+"""Largest ``|Δ s_ij|`` accepted between two computations of the same score on different arithmetics.
 
 About four times the largest drift measured (:data:`MEASURED_MAX_DRIFT`); a test keeps
 it between three and ten times that, and more than ten times below the smallest
@@ -86,7 +86,7 @@ class Drift:
     items: int = 0
     scores: int = 0
     max_abs: float = 0.0
-    """Largest |Δ s_ij| (the true maximum, however small)."""
+    """Largest ``|Δ s_ij|`` (the true maximum, however small)."""
     identical: int = 0
     """Scores equal to the last bit."""
     over_tolerance: list[tuple[int, int, float]] = field(default_factory=list)
@@ -96,7 +96,7 @@ class Drift:
     closest: list[tuple[int, float, float]] = field(default_factory=list)
     """``(item_id, reference margin, |Δ margin|)``, the items nearest to a flip first."""
     deltas: list[float] = field(default_factory=list)
-    """Every |Δ s_ij|, for distributions and figures."""
+    """Every ``|Δ s_ij|``, for distributions and figures."""
 
     @property
     def bit_identical(self) -> bool:
@@ -145,7 +145,7 @@ def compare_scores(
     Args:
         reference: ``{item_id: [s_i0, s_i1, ...]}``, e.g. the stored scores.
         other: the same items recomputed.
-        tolerance: the largest |Δ| accepted.
+        tolerance: the largest ``|Δ|`` accepted.
         closest: how many items nearest to a flip to list.
 
     Raises:

@@ -34,9 +34,9 @@ class AuditReport:
     scores: int = 0
     """s_ij values compared."""
     max_abs_diff: float = 0.0
-    """Largest |official - independent| over compared s_ij."""
+    """Largest ``|official - independent|`` over compared s_ij."""
     max_abs_diff_rerun: float | None = None
-    """Largest |stored - recomputed| s_ij at level 3, when it ran."""
+    """Largest ``|stored - recomputed|`` s_ij at level 3, when it ran."""
     rerun: Drift | None = None
     """Stored scores (official and independent) against the level-3 re-run, when it ran."""
     arithmetic_changes: list[str] | None = None
