@@ -78,3 +78,32 @@ def test_no_float_snapshot_in_compared_outputs(md):
             texts = [output.get("text", ""), *(v if isinstance(v, str) else json.dumps(v) for v in data.values())]
             found = [m[0] for t in texts for m in SCORE_LIKE.findall(t if isinstance(t, str) else "".join(t))]
             assert not found, f"{md.name} cell {n} shows {found[:3]} in a compared output"
+
+
+def test_saving_from_jupyterlab_pairs_only_the_notebooks_folder(tmp_path):
+    """What JupyterLab's jupytext contents manager does on save, on a copy of the layout.
+
+    A notebook of notebooks/ gets its paired .ipynb (nbval's outputs live there); a chapter of
+    book/ is saved as itself only, so Sphinx never finds two sources for one page.
+    """
+    import shutil
+
+    from jupytext import TextFileContentsManager
+
+    root = Path(__file__).resolve().parents[1]
+    for rel in ("notebooks/jupytext.toml", "notebooks/doc-id-bug.md", "book/splits.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / rel, tmp_path / rel)
+    assert not (root / "jupytext.toml").exists(), "a root jupytext.toml would pair book/ too"
+    manager = TextFileContentsManager(root_dir=str(tmp_path))
+    for rel in ("book/splits.md", "notebooks/doc-id-bug.md"):
+        manager.save(manager.get(rel), rel)
+    assert not (tmp_path / "book" / "splits.ipynb").exists()
+    assert (tmp_path / "notebooks" / "doc-id-bug.ipynb").exists()
+
+
+def test_the_build_ignores_notebooks_beside_the_chapters():
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text(encoding="utf-8"))
+    assert {"book/*.ipynb", "notebooks/*.ipynb"} <= set(config["exclude_patterns"])
