@@ -101,3 +101,14 @@ def test_run_modules_match_the_declared_extra():
     assert list(RUN_MODULES) == sorted(RUN_MODULES)
     core = {req.split(">=")[0] for req in project["project"]["dependencies"]}
     assert core == {"jsonschema", "rfc8785"}
+
+
+@pytest.mark.slow
+def test_the_cached_task_registry_is_refused_too(monkeypatch):
+    """task_manager caches lm-eval's registry; the check sits outside the cache, so a warm cache does not skip it."""
+    from evalcore.harness.registry import task_manager
+
+    task_manager()  # warm
+    _hide(monkeypatch, "lm_eval")
+    with pytest.raises(MissingExtraError, match="lm_eval is not installed"):
+        task_manager()

@@ -30,8 +30,8 @@ TASK = "sst2"
 """Task name in the lm-eval registry."""
 
 
+@needs_run_extra  # checked on every call, the cached registry included
 @functools.lru_cache(maxsize=1)
-@needs_run_extra
 def task_manager() -> Any:
     """lm-eval's task registry, indexed once per process (indexing every task YAML takes seconds)."""
     from lm_eval.tasks import TaskManager
