@@ -83,7 +83,7 @@ build-book:
 # ruff, mypy (strict), and deptry: the package's declared dependencies (pyproject.toml, the
 # core and the run extra) are exactly the ones it imports.
 lint: setup
-	$(BIN)/ruff check evalcore tests scripts experiments $(wildcard benchmarks notebooks/*.py)
+	$(BIN)/ruff check evalcore tests scripts experiments book/_ext $(wildcard benchmarks notebooks/*.py)
 	$(BIN)/mypy
 	$(BIN)/deptry evalcore
 

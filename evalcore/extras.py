@@ -2,11 +2,13 @@
 
 Explained in the chapter *Running the book*. The package installs in two sizes:
 
-- ``pip install evalcore``: the protocol tools (specification, fingerprint, digests,
-  split overlap, run ledger) and the level-1 audit of a stored record. They need only
-  ``rfc8785`` and ``jsonschema``.
-- ``pip install 'evalcore[run]'``: the model, harness and data stack on top (torch,
-  transformers, gguf, lm-eval, datasets and their helpers), for scoring and running.
+- ``pip install .`` (in a clone of the book's repository; the package is not on PyPI,
+  where an unrelated project owns the name): the protocol tools (specification,
+  fingerprint, digests, split overlap, run ledger) and the level-1 audit of a stored
+  record. They need only ``rfc8785``, ``jsonschema`` and ``psutil``.
+- ``pip install '.[run]'``, the ``run`` extra (``evalcore[run]``): the model, harness and
+  data stack on top (torch, transformers, gguf, lm-eval, datasets and their helpers), for
+  scoring and running.
 
 The functions that need the second set are marked with :func:`needs_run_extra`: called
 without it, they raise :class:`~evalcore.errors.MissingExtraError` naming the modules
@@ -27,12 +29,12 @@ from evalcore.errors import MissingExtraError
 
 __all__ = ["INSTALL_RUN", "RUN_MODULES", "missing_run_modules", "needs_run_extra", "require_run_extra"]
 
-RUN_MODULES = ("datasets", "gguf", "huggingface_hub", "lm_eval", "psutil", "pyarrow", "torch", "tqdm",
-               "transformers", "yaml")  # fmt: skip
+RUN_MODULES = ("datasets", "gguf", "huggingface_hub", "lm_eval", "pyarrow", "torch", "tqdm", "transformers",
+               "yaml")  # fmt: skip
 """The top-level modules the ``run`` extra provides (pyproject.toml's ``[project.optional-dependencies]``)."""
 
-INSTALL_RUN = "pip install 'evalcore[run]'"
-"""The command that installs them."""
+INSTALL_RUN = "pip install '.[run]'"
+"""The command that installs them, run in a clone of the book's repository."""
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -56,9 +58,9 @@ def require_run_extra(what: str) -> None:
     missing = missing_run_modules()
     if missing:
         raise MissingExtraError(
-            f"{what} needs the model and harness stack, and {', '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_RUN} "
-            "(the plain `pip install evalcore` gives the protocol tools and the level-1 audit only)"
+            f"{what} needs evalcore[run], the model and harness stack, and {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed. In a clone of the book's repository: "
+            f"{INSTALL_RUN} (the plain install gives the protocol tools and the level-1 audit only)"
         )
 
 

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from evalcore.errors import HubUnavailableError
+from evalcore.extras import require_run_extra
 
 __all__ = ["hub_download", "hub_offline_reason"]
 
@@ -26,7 +27,13 @@ def hub_offline_reason() -> str | None:
 
 
 def hub_download(repo_id: str, revision: str, what: str, offline_default: str, **kwargs: Any) -> str:
-    """Download from the Hub at a pinned revision, or fail at once naming the offline default."""
+    """Download from the Hub at a pinned revision, or fail at once naming the offline default.
+
+    Raises:
+        MissingExtraError: ``huggingface_hub`` (the ``run`` extra) is not installed.
+        HubUnavailableError: offline, or the Hub could not be reached.
+    """
+    require_run_extra(f"the Hub download of {repo_id}")
     reason = hub_offline_reason()
     if reason is None:
         os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")

@@ -171,12 +171,15 @@ def test_version_prints_the_installed_version(capsys):
     assert evalcore.__version__ != "0+unknown"  # the package is installed (make setup: pip install -e .)
 
 
-def test_help_has_no_raw_markup(capsys):
+@pytest.mark.parametrize("command", [[], ["prepare"], ["run"], ["audit"]])
+def test_help_has_no_raw_markup(capsys, command):
     with pytest.raises(SystemExit):
-        main(["--help"])
+        main([*command, "--help"])
     out = capsys.readouterr().out
-    assert "``" not in out and ":data:" not in out and ":func:" not in out
-    assert "--version" in out and "-v, --verbose" in out
+    assert "`" not in out and ":data:" not in out and ":func:" not in out and ":class:" not in out
+    assert out.startswith(f"usage: evalcore {' '.join(command)}".rstrip())
+    if not command:
+        assert "--version" in out and "-v, --verbose" in out
 
 
 def test_verbose_shows_the_log_on_stderr(monkeypatch, tmp_path, capfd):

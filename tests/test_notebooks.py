@@ -91,15 +91,20 @@ def test_saving_from_jupyterlab_pairs_only_the_notebooks_folder(tmp_path):
     from jupytext import TextFileContentsManager
 
     root = Path(__file__).resolve().parents[1]
-    for rel in ("notebooks/jupytext.toml", "notebooks/doc-id-bug.md", "book/splits.md"):
+    for rel in ("jupytext.toml", "notebooks/jupytext.toml", "book/splits.md"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / rel, tmp_path / rel)
-    assert not (root / "jupytext.toml").exists(), "a root jupytext.toml would pair book/ too"
+    # A notebook whose front matter names no pairing of its own: the folder's configuration decides.
+    shutil.copy(root / "book" / "splits.md", tmp_path / "notebooks" / "probe.md")
+    assert "formats:" not in (tmp_path / "notebooks" / "probe.md").read_text(encoding="utf-8")
+    before = (tmp_path / "book" / "splits.md").read_text(encoding="utf-8")
     manager = TextFileContentsManager(root_dir=str(tmp_path))
-    for rel in ("book/splits.md", "notebooks/doc-id-bug.md"):
+    for rel in ("book/splits.md", "notebooks/probe.md"):
         manager.save(manager.get(rel), rel)
     assert not (tmp_path / "book" / "splits.ipynb").exists()
-    assert (tmp_path / "notebooks" / "doc-id-bug.ipynb").exists()
+    assert (tmp_path / "notebooks" / "probe.ipynb").exists()
+    # and the chapter comes back as it was: no jupytext version stamped into its front matter
+    assert (tmp_path / "book" / "splits.md").read_text(encoding="utf-8") == before
 
 
 def test_the_build_ignores_notebooks_beside_the_chapters():

@@ -37,7 +37,7 @@ def test_dependencies_declared_and_typed_marker_shipped():
     def names(reqs: list[str]) -> set[str]:
         return {d.split("=")[0].split("<")[0].split(">")[0] for d in reqs}
 
-    assert names(project["project"]["dependencies"]) == {"jsonschema", "rfc8785"}  # the light core
+    assert names(project["project"]["dependencies"]) == {"jsonschema", "psutil", "rfc8785"}  # the light core
     run = project["project"]["optional-dependencies"]["run"]
     assert {"torch", "transformers", "lm-eval", "gguf", "datasets"} <= names(run)
     assert "lm-eval==0.4.9.2" in run

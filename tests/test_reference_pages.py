@@ -163,3 +163,57 @@ def test_what_is_not_there_leads_nowhere():
     assert canonical_name("torch.Tensor") is None
     assert canonical_name("evalcore.models.cache.Path") is None  # pathlib's, imported there
     assert canonical_name("evalcore.book.article") is None  # the book's helpers are not described
+
+
+def _linkable_names() -> dict[str, str]:
+    """Public names specific enough to spot in prose (snake_case or CamelCase), with a path to each."""
+    table: dict[str, str] = {}
+    for package in ["evalcore", *PAGES]:
+        for name in getattr(importlib.import_module(package), "__all__", []):
+            if not name.startswith("_") and ("_" in name or re.fullmatch(r"(?:[A-Z][a-z0-9]+){2,}", name)):
+                table.setdefault(name, f"{package}.{name}")
+    return table
+
+
+def _first_unlinked_mentions(text: str, table: dict[str, str]) -> list[tuple[int, str]]:
+    """Inline-code mentions in prose (outside fences and headings) of a public name the page never links."""
+    linked = set(re.findall(r"\{py:\w+\}`(?:[^`<]*<)?~?(?:[\w.]+\.)?(\w+)>?`", text))
+    fence: str | None = None
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        opener = re.match(r"^\s*(```|~~~)", line)
+        if opener:
+            fence = opener.group(1) if fence is None else (None if line.strip().startswith(fence) else fence)
+            continue
+        if fence or line.lstrip().startswith("#"):
+            continue
+        for dotted in re.findall(r"(?<![}\w`])`((?:\w+\.)*\w+)(?:\(\))?`(?!`)", line):
+            short = dotted.rsplit(".", 1)[-1]
+            if short in table and short not in linked and ("." not in dotted or dotted.startswith("evalcore.")):
+                found.append((number, dotted))
+                linked.add(short)
+    return found
+
+
+def test_mention_finder_on_a_fixture():
+    table = {"split_overlap": "evalcore.split_overlap", "EvalProtocol": "evalcore.EvalProtocol"}
+    text = "\n".join([
+        "Use `split_overlap` here and `split_overlap` again.",  # first mention unlinked: reported once
+        "```{code-cell} ipython3",
+        "`EvalProtocol`",  # code, not prose
+        "```",
+        "# `EvalProtocol` in a heading",
+        "A {py:obj}`EvalProtocol <evalcore.EvalProtocol>` link, then `EvalProtocol`.",
+        "`os.path.split_overlap` is another module's name.",
+    ])  # fmt: skip
+    assert _first_unlinked_mentions(text, table) == [(1, "split_overlap")]
+
+
+@pytest.mark.parametrize(
+    "page",
+    sorted((ROOT / "book").glob("*.md")) + sorted((ROOT / "notebooks").glob("*.md")),
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_chapters_link_the_public_names_they_cite(page):
+    """Where a chapter cites a public name in prose, it links it to the reference at least once."""
+    assert _first_unlinked_mentions(page.read_text(encoding="utf-8"), _linkable_names()) == []

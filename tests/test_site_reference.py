@@ -166,4 +166,4 @@ def test_the_reference_index_links_every_page(site):  # noqa: F811
         if not page.endswith("/index.html"):
             assert f'href="{posixpath.basename(page)}"' in index, page
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", index)).split())
-    assert "pip install evalcore:" in text and "pip install 'evalcore[run]':" in text
+    assert "pip install .:" in text and "pip install '.[run]' (evalcore[run]):" in text

@@ -11,6 +11,7 @@ with the install command of the extra.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,8 @@ CORE_SCRIPT = textwrap.dedent(
     """
     import importlib.util, json, sys
     golden = json.load(open(sys.argv[1], encoding="utf-8"))
-    heavy = ["torch", "transformers", "lm_eval", "datasets", "gguf", "yaml", "psutil", "tqdm", "numpy"]
+    heavy = ["torch", "transformers", "lm_eval", "datasets", "gguf", "huggingface_hub", "pyarrow", "yaml", "tqdm",
+             "numpy"]
     import evalcore
     from evalcore import (MissingExtraError, protocol_fingerprint, split_overlap, summarize_ledger,
                           canonical_json)
@@ -103,14 +105,14 @@ def test_core_runs_the_protocol_tools_and_a_level_1_audit(core_venv, tmp_path):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert str(core_venv) in out["file"], "the test must import the installed wheel, not the checkout"
-    assert out["absent"] == ["torch", "transformers", "lm_eval", "datasets", "gguf", "yaml", "psutil", "tqdm",
-                             "numpy"]  # fmt: skip
+    assert out["absent"] == ["torch", "transformers", "lm_eval", "datasets", "gguf", "huggingface_hub", "pyarrow",
+                             "yaml", "tqdm", "numpy"]  # fmt: skip
     assert out["fingerprint_ok"] and out["ledger_ok"]
     assert out["overlap"] == {"dev/report": 3}
     assert out["canonical"] == '{"a":[true,null],"b":1}'
     assert out["audit_ok"] and out["audit_summary"].startswith("audit ok: 64 items")
-    assert "evalcore.models.loader.load_model needs the model and harness stack" in out["refusal"]
-    assert "pip install 'evalcore[run]'" in out["refusal"]
+    assert "evalcore.models.loader.load_model needs evalcore[run]" in out["refusal"]
+    assert "pip install '.[run]'" in out["refusal"]
 
 
 def test_core_command_line(core_venv, tmp_path):
@@ -126,3 +128,23 @@ def test_core_command_line(core_venv, tmp_path):
     assert run.returncode == 2, run.stdout + run.stderr
     assert "MissingExtraError" in run.stderr and "evalcore[run]" in run.stderr
     assert not (tmp_path / "smoke").exists(), "refused before anything was written"
+
+
+def test_core_reads_a_killed_runs_claim_and_refuses_the_hub_with_the_extra_named(core_venv, tmp_path):
+    """Two paths off the decorated functions: a record left incomplete by a dead writer of this
+    host (the claim check asks psutil, a core dependency), and the Hub options."""
+    import socket
+
+    claim = {"schema": json.loads(GOLDEN.read_text(encoding="utf-8"))["schema"], "status": "incomplete",
+             "pid": 2**22 + 7, "host": socket.gethostname(), "process_started": 0.0}  # fmt: skip
+    (tmp_path / "killed").mkdir()
+    (tmp_path / "killed" / "run.json").write_text(json.dumps(claim), encoding="utf-8")
+    command = str(core_venv / "bin" / "evalcore")
+    audit = _run([command, "audit", str(tmp_path / "killed"), "--level", "1"], cwd=tmp_path)
+    assert audit.returncode == 2, audit.stdout + audit.stderr
+    assert "RecordError" in audit.stderr and "Traceback" not in audit.stderr
+    online = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+    hub = subprocess.run([command, "prepare", "--data-source", "hub"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env=online)  # fmt: skip
+    assert hub.returncode == 2, hub.stdout + hub.stderr
+    assert "MissingExtraError" in hub.stderr and "evalcore[run]" in hub.stderr and "Traceback" not in hub.stderr

@@ -1,7 +1,7 @@
 """Command line: ``evalcore prepare | run | audit`` (also ``python -m evalcore``).
 
 ``evalcore --version`` prints the package's version; ``-v`` shows evalcore's log on
-standard error (what was loaded from where, and how long it took).
+standard error (what was loaded from where, and where the record was written).
 
 Explained in the notebook *Running the official harness*. Every command calls the
 same functions the notebooks call. ``run --items`` takes ``dev`` (the 64 dev items,
@@ -32,7 +32,10 @@ __all__ = ["ITEM_SETS", "build_parser", "entry", "main", "resolve_items"]
 
 
 def _prepare(args: argparse.Namespace) -> int:
+    from evalcore.extras import require_run_extra
     from evalcore.models.loader import locate_model
+
+    require_run_extra("evalcore prepare")
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import committed_selection, confirm_ids, dev_ids
 
