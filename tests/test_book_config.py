@@ -31,7 +31,8 @@ def test_github_gets_binder_and_colab():
     }
     assert config["launch_buttons"]["binderhub_url"] == BINDER
     assert config["launch_buttons"]["colab_url"] == COLAB
-    assert all(Path(path).is_absolute() and Path(path).is_dir() for path in config["sphinx"]["local_extensions"].values())
+    paths = [Path(path) for path in config["sphinx"]["local_extensions"].values()]
+    assert all(path.is_absolute() and path.is_dir() for path in paths)
     assert set(BASE["sphinx"]["local_extensions"].values()) == {"book/_ext"}  # the base is not mutated
 
 
