@@ -18,7 +18,14 @@ from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 from evalcore.protocol.ledger import summarize_ledger
 from evalcore.protocol.overlap import content_overlap, split_overlap
 
-__all__ = ["NotAnswered", "WrongAnswer", "check_denominators", "check_fingerprint_task", "check_split_task"]
+__all__ = [
+    "NotAnswered",
+    "WrongAnswer",
+    "check_denominators",
+    "check_fingerprint_task",
+    "check_split_task",
+    "given",
+]
 
 
 class NotAnswered(InvalidInputError):
@@ -29,7 +36,12 @@ class WrongAnswer(InvalidInputError):
     """The answer is checked and wrong; the message says what to look at."""
 
 
-def _given(name: str, value: Any) -> Any:
+def given(name: str, value: Any) -> Any:
+    """``value``, once the student has replaced the placeholder ``None``; every check starts here.
+
+    Raises:
+        NotAnswered: ``value`` is still ``None``; the message names the answer by ``name``.
+    """
     if value is None:
         raise NotAnswered(f"{name} is still None: complete the cell above, then run this one again")
     return value
@@ -41,7 +53,7 @@ def check_fingerprint_task(base: Any, changed: Any, field: Any) -> str:
     Passes when the two fingerprints differ, ``diff_protocols`` lists exactly one
     difference, and its path is ``field``.
     """
-    base, changed, field = _given("base", base), _given("changed", changed), _given("field", field)
+    base, changed, field = given("base", base), given("changed", changed), given("field", field)
     differences = diff_protocols(base, changed)
     if not differences:
         raise WrongAnswer("the two protocols are the same: change one value of the copy")
@@ -60,7 +72,7 @@ def check_split_task(splits: Any) -> str:
     exactly one id appears in two splits, and exactly one pair of items with different
     ids has the same normalized text in two splits.
     """
-    splits = _given("splits", splits)
+    splits = given("splits", splits)
     if not isinstance(splits, Mapping) or set(splits) != {"train", "dev", "report"}:
         raise WrongAnswer("splits must map exactly 'train', 'dev' and 'report' to {id: text}")
     if any(not isinstance(items, Mapping) or len(items) != 3 for items in splits.values()):
@@ -86,8 +98,8 @@ def check_denominators(records: Any, success_rate: Any, scored_accuracy: Any) ->
     Passes when the records have that mix and the two numbers equal what
     :func:`evalcore.protocol.ledger.summarize_ledger` computes.
     """
-    records = _given("records", records)
-    success_rate, scored_accuracy = _given("success_rate", success_rate), _given("scored_accuracy", scored_accuracy)
+    records = given("records", records)
+    success_rate, scored_accuracy = given("success_rate", success_rate), given("scored_accuracy", scored_accuracy)
     if not isinstance(records, Sequence) or len(records) != 4:
         raise WrongAnswer("give four ledger records, one per item")
     summary = summarize_ledger(records)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalcore.book.exercises import NotAnswered, WrongAnswer
+from evalcore.book.exercises import WrongAnswer, given
 from evalcore.harness.registry import harness_fewshot_contexts
 from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
 from evalcore.sst2.rows import Row
@@ -24,12 +24,6 @@ __all__ = ["check_kshot_task"]
 
 WINDOW = 24
 """Characters shown on each side of the first difference between two contexts."""
-
-
-def _given(name: str, value: Any) -> Any:
-    if value is None:
-        raise NotAnswered(f"{name} is still None: complete the cell above, then run this one again")
-    return value
 
 
 def _first_difference(want: str, got: str) -> int:
@@ -70,7 +64,7 @@ def check_kshot_task(
         NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
-    same_demos, kshot_context = _given("same_demos", same_demos), _given("kshot_context", kshot_context)
+    same_demos, kshot_context = given("same_demos", same_demos), given("kshot_context", kshot_context)
     if not isinstance(same_demos, bool):
         raise WrongAnswer(f"same_demos must be True or False, got {same_demos!r}")
     if not callable(kshot_context):
