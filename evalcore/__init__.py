@@ -78,6 +78,7 @@ from evalcore.protocol import (
     protocol_fingerprint,
     split_overlap,
     summarize_ledger,
+    within_split_duplicates,
 )
 
 try:
@@ -166,5 +167,6 @@ __all__ = [
     "protocol_fingerprint",
     "summarize_ledger",
     "split_overlap",
+    "within_split_duplicates",
     *_WORKFLOW,
 ]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalcore import content_overlap, normalize_text, split_overlap
+from evalcore import content_overlap, normalize_text, split_overlap, within_split_duplicates
 from evalcore.errors import InvalidInputError
 
 
@@ -107,3 +107,43 @@ def test_lone_surrogate_text_refused_with_value_error():
     with pytest.raises(ValueError, match=r"id 'b': text is not valid Unicode") as info:
         content_overlap({"train": {"a": "fine"}, "dev": {"b": "x\ud800"}})
     assert type(info.value) is InvalidInputError
+
+
+def test_within_split_duplicates_groups_repeated_texts_per_split():
+    splits = {
+        "train": {"t3": "a Fine film", "t1": "dull", "t2": "a  fine film ", "t4": "A FINE FILM", "t5": "Dull"},
+        "dev": {"d1": "warm", "d2": "flat"},
+    }
+    assert within_split_duplicates(splits) == {"train": [["t1", "t5"], ["t2", "t3", "t4"]]}
+
+
+def test_within_split_duplicates_ignores_texts_shared_across_splits():
+    splits = {"train": {"t1": "same"}, "dev": {"d1": "same"}}
+    assert within_split_duplicates(splits) == {}
+    assert content_overlap(splits) == {("dev", "train"): [("d1", "t1")]}
+
+
+@pytest.mark.parametrize(
+    ("splits", "exc", "match"),
+    [
+        ({}, ValueError, "splits is empty"),
+        ({"dev": ["x"]}, TypeError, "items must be a mapping"),
+        ({"dev": {"x": 3}}, TypeError, "text must be str"),
+        ({"dev": {"x": " "}}, ValueError, "empty after normalization"),
+        ({"dev": {" x": "a"}}, ValueError, "surrounding whitespace"),
+    ],
+)
+def test_within_split_duplicates_rejects_what_content_overlap_rejects(splits, exc, match):
+    with pytest.raises(exc, match=match):
+        within_split_duplicates(splits)
+
+
+texts = st.dictionaries(ids, st.sampled_from(["good", "Good ", "bad", "ok", "OK"]), max_size=8)
+
+
+@given(texts)
+def test_property_duplicates_account_for_every_repeated_text(items):
+    groups = within_split_duplicates({"s": items}).get("s", [])
+    distinct = {normalize_text(t) for t in items.values()}
+    assert len(items) - sum(len(g) - 1 for g in groups) == len(distinct)
+    assert all(len({normalize_text(items[i]) for i in g}) == 1 for g in groups)

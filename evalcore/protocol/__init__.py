@@ -19,7 +19,13 @@ from evalcore.protocol.fingerprint import (
 )
 from evalcore.protocol.jsonvalue import JSONObject, json_object
 from evalcore.protocol.ledger import MERGE_POLICIES, STATUSES, ledger_record, merge_attempts, summarize_ledger
-from evalcore.protocol.overlap import content_overlap, normalize_text, split_overlap, text_key
+from evalcore.protocol.overlap import (
+    content_overlap,
+    normalize_text,
+    split_overlap,
+    text_key,
+    within_split_duplicates,
+)
 from evalcore.protocol.spec import (
     PROTOCOL_SCHEMA_VERSION,
     BudgetSpec,
@@ -60,4 +66,5 @@ __all__ = [
     "split_overlap",
     "summarize_ledger",
     "text_key",
+    "within_split_duplicates",
 ]

@@ -92,13 +92,14 @@ def _plain(obj: Any, path: str, active: set[int]) -> Any:
 
 
 def canonical_json(obj: Any) -> bytes:
-    """Encode ``obj`` as canonical JSON bytes: the JSON Canonicalization Scheme (RFC 8785).
+    """Encode ``obj`` as canonical JSON bytes: the JSON Canonicalization Scheme.
 
-    Object keys are sorted by their UTF-16 code units, there is no whitespace, text is
-    UTF-8 with only ``"``, ``\\`` and control characters escaped, and numbers are written
-    as ECMAScript writes them (``Number.prototype.toString``): the shortest digits that
-    read back as the same double, ``100000000000000000000`` for ``1e20``, ``1e+21`` for
-    ``1e21``, ``5e-7`` for ``5e-7``. Lists and tuples both encode as JSON arrays.
+    RFC 8785. Object keys are sorted by their UTF-16 code units, there is no whitespace,
+    text is UTF-8 with only ``"``, ``\\`` and control characters escaped, and numbers
+    are written as ECMAScript writes them (``Number.prototype.toString``): the shortest
+    digits that read back as the same double, ``100000000000000000000`` for ``1e20``,
+    ``1e+21`` for ``1e21``, ``5e-7`` for ``5e-7``. Lists and tuples both encode as JSON
+    arrays.
 
     JSON has one number type, so a float that holds an integer is that integer: ``1.0``
     encodes as ``1`` and ``-0.0`` as ``0``, exactly like ``1`` and ``0``. ``True`` stays
@@ -116,12 +117,14 @@ def canonical_json(obj: Any) -> bytes:
         InvalidTypeError: a non-string key or a value that is not JSON data; the
             message names its path, e.g. ``model.revision``.
         NotJSONError: NaN or infinity, an integer beyond ± :data:`MAX_SAFE_INTEGER`, a
-            lone surrogate, a circular reference, or nesting deeper than :data:`MAX_DEPTH`.
+            lone surrogate, a circular reference, or nesting deeper than
+            :data:`MAX_DEPTH`.
     """
     plain = _plain(obj, "", set())
     try:
         return rfc8785.dumps(plain)
-    except rfc8785.CanonicalizationError as exc:  # pragma: no cover - _plain refuses all of these first
+    # _plain refuses all of these first
+    except rfc8785.CanonicalizationError as exc:  # pragma: no cover
         raise NotJSONError(f"<root>: {exc}") from exc
 
 
@@ -142,7 +145,8 @@ def protocol_fingerprint(protocol: Any) -> str:
     have the same fingerprint (see :func:`canonical_json`).
 
     Args:
-        protocol: a non-empty mapping, or an :class:`evalcore.protocol.spec.EvalProtocol`.
+        protocol: a non-empty mapping, or an
+            :class:`evalcore.protocol.spec.EvalProtocol`.
 
     Raises:
         InvalidTypeError: ``protocol`` is not a mapping, or holds non-JSON data.
@@ -152,7 +156,7 @@ def protocol_fingerprint(protocol: Any) -> str:
     """
     protocol = _as_mapping(protocol, "protocol")
     if not protocol:
-        raise InvalidInputError("protocol is empty: an empty protocol identifies nothing")
+        raise InvalidInputError("protocol is empty: it identifies nothing")
     return hashlib.sha256(canonical_json(protocol)).hexdigest()
 
 

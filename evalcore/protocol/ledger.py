@@ -100,9 +100,8 @@ def summarize_ledger(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for position, record in enumerate(records):
         item_id, status = _check_record(record, position, "record")
         if item_id in seen:
-            raise InvalidInputError(
-                f"record {position}: id {item_id!r} appears twice; a ledger holds one terminal state per item"
-            )
+            why = "appears twice; a ledger holds one terminal state per item"
+            raise InvalidInputError(f"record {position}: id {item_id!r} {why}")
         seen.add(item_id)
         counts[status] += 1
     n = len(records)

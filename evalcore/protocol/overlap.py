@@ -4,7 +4,8 @@ Explained in the book chapter *Development vs report splits* (``book/splits.md``
 
 :func:`split_overlap` compares item ids. It cannot see an item that was copied into
 another split under a new id; :func:`content_overlap` catches that by hashing the
-item's normalized text.
+item's normalized text; :func:`within_split_duplicates` finds the same text twice inside
+one split.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from itertools import combinations
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.protocol.digest import sha256_text
 
-__all__ = ["content_overlap", "normalize_text", "split_overlap", "text_key"]
+__all__ = ["content_overlap", "normalize_text", "split_overlap", "text_key", "within_split_duplicates"]
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -55,7 +56,9 @@ def _check_splits(splits: object) -> Mapping[object, object]:
     return splits
 
 
-def split_overlap(splits: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], list[str]]:
+def split_overlap(
+    splits: Mapping[str, Sequence[str]],
+) -> dict[tuple[str, str], list[str]]:
     """Return the ids that each pair of splits shares.
 
     Args:
@@ -75,12 +78,15 @@ def split_overlap(splits: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], 
     sets: dict[str, set[str]] = {}
     for name, ids in splits.items():
         if not isinstance(ids, (list, tuple)):
-            raise InvalidTypeError(f"split {name!r}: ids must be a list or tuple, got {type(ids).__name__}")
+            kind = type(ids).__name__
+            message = f"split {name!r}: ids must be a list or tuple, got {kind}"
+            raise InvalidTypeError(message)
         seen: set[str] = set()
         for position, item_id in enumerate(ids):
             _check_id(name, position, item_id)
             if item_id in seen:
-                raise InvalidInputError(f"split {name!r}: id {item_id!r} is listed twice")
+                message = f"split {name!r}: id {item_id!r} is listed twice"
+                raise InvalidInputError(message)
             seen.add(item_id)
         sets[name] = seen
     result: dict[tuple[str, str], list[str]] = {}
@@ -92,7 +98,9 @@ def split_overlap(splits: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], 
 
 
 def normalize_text(text: str) -> str:
-    """Normalize text before hashing: Unicode NFKC, case-folded, whitespace runs as one space, trimmed.
+    """Normalize text: Unicode NFKC, case-folded, whitespace runs as one space, trimmed.
+
+    :func:`text_key` hashes the result; :func:`content_overlap` compares those hashes.
 
     Raises:
         TypeError: text is not a string.
@@ -105,6 +113,25 @@ def normalize_text(text: str) -> str:
 def text_key(text: str) -> str:
     """SHA-256 hex digest of :func:`normalize_text` (UTF-8)."""
     return sha256_text(normalize_text(text))
+
+
+def _ids_by_text(name: str, items: object) -> dict[str, list[str]]:
+    """The ids of one split grouped by the hash of their normalized text, in the split's order."""
+    if not isinstance(items, Mapping):
+        raise InvalidTypeError(f"split {name!r}: items must be a mapping of id to text, got {type(items).__name__}")
+    by_key: dict[str, list[str]] = {}
+    for position, (item_id, text) in enumerate(items.items()):
+        _check_id(name, position, item_id)
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
+        if not normalize_text(text):
+            raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
+        try:
+            key = text_key(text)
+        except UnicodeEncodeError:
+            raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
+        by_key.setdefault(key, []).append(item_id)
+    return by_key
 
 
 def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -126,26 +153,40 @@ def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, 
             that is not valid Unicode.
     """
     _check_splits(splits)
-    keyed: dict[str, dict[str, list[str]]] = {}
-    for name, items in splits.items():
-        if not isinstance(items, Mapping):
-            raise InvalidTypeError(f"split {name!r}: items must be a mapping of id to text, got {type(items).__name__}")
-        by_key: dict[str, list[str]] = {}
-        for position, (item_id, text) in enumerate(items.items()):
-            _check_id(name, position, item_id)
-            if not isinstance(text, str):
-                raise InvalidTypeError(f"split {name!r}, id {item_id!r}: text must be str, got {type(text).__name__}")
-            if not normalize_text(text):
-                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is empty after normalization")
-            try:
-                key = text_key(text)
-            except UnicodeEncodeError:
-                raise InvalidInputError(f"split {name!r}, id {item_id!r}: text is not valid Unicode") from None
-            by_key.setdefault(key, []).append(item_id)
-        keyed[name] = by_key
+    keyed = {name: _ids_by_text(name, items) for name, items in splits.items()}
     result: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in combinations(sorted(keyed), 2):
         pairs = [(ia, ib) for key in keyed[a].keys() & keyed[b].keys() for ia in keyed[a][key] for ib in keyed[b][key]]
         if pairs:
             result[(a, b)] = sorted(pairs)
+    return result
+
+
+def within_split_duplicates(
+    splits: Mapping[str, Mapping[str, str]],
+) -> dict[str, list[list[str]]]:
+    """Return, for each split, the groups of its items whose normalized texts are equal.
+
+    The statistic the pairwise checks leave out: the same text twice inside one
+    split. A split of ``n`` items holds ``n - sum(len(g) - 1 for g in groups)``
+    distinct texts.
+
+    Args:
+        splits: split name -> {item id: item text}, as for :func:`content_overlap`.
+
+    Returns:
+        ``{name: sorted [[ids sharing one text, sorted], ...]}`` for each split with
+        at least one repeated text; other splits are left out.
+
+    Raises:
+        TypeError: as :func:`content_overlap`.
+        ValueError: as :func:`content_overlap`.
+    """
+    _check_splits(splits)
+    result: dict[str, list[list[str]]] = {}
+    for name, items in splits.items():
+        by_text = _ids_by_text(name, items)
+        groups = sorted(sorted(ids) for ids in by_text.values() if len(ids) > 1)
+        if groups:
+            result[name] = groups
     return result
