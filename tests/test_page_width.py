@@ -9,6 +9,7 @@ and of every fenced block in the prose.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -42,15 +43,54 @@ def fenced_code(markdown: str) -> list[str]:
     return lines
 
 
+INCLUDE = re.compile(r"^`{3,}\{literalinclude\} (\S+)\n((?::[\w-]+:[^\n]*\n)*)", re.M)
+"""A ``literalinclude`` directive: the file it shows and its options."""
+
+
+def _pyobject(source: str, dotted: str) -> list[str]:
+    body: list[ast.stmt] = ast.parse(source).body
+    node: ast.AST | None = None
+    for name in dotted.split("."):
+        node = next(n for n in body if getattr(n, "name", None) == name)
+        body = getattr(node, "body", [])
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return source.splitlines()[first - 1 : node.end_lineno]
+
+
+def _lines(lines: list[str], spec: str) -> list[str]:
+    chosen: list[str] = []
+    for part in spec.split(","):
+        start, _, end = part.strip().partition("-")
+        chosen += lines[int(start) - 1 : int(end or start)] if end or start else lines
+    return chosen
+
+
+def included_code(page: Path, markdown: str) -> list[str]:
+    """The lines that the ``literalinclude`` directives in ``markdown`` show."""
+    shown: list[str] = []
+    for path, options in INCLUDE.findall(markdown):
+        source = (page.parent / path).read_text(encoding="utf-8")
+        settings = dict(re.findall(r":([\w-]+):\s*([^\n]*)", options))
+        lines = _pyobject(source, settings["pyobject"]) if "pyobject" in settings else source.splitlines()
+        if "start-after" in settings:
+            text = "\n".join(lines)
+            lines = text[text.index(settings["start-after"]) :].splitlines()[1:]
+        if "end-before" in settings:
+            lines = lines[: next(n for n, x in enumerate(lines) if settings["end-before"] in x)]
+        shown += _lines(lines, settings["lines"]) if "lines" in settings else lines
+    return shown
+
+
 def shown_code_lines(page: Path) -> list[str]:
-    """Every code line of ``page`` that a reader of the built site sees."""
+    """Every code line of ``page`` that a reader of the built site sees, included source files too."""
     lines: list[str] = []
     for cell in jupytext.read(page).cells:
         if cell.cell_type == "code":
             if not HIDDEN & set(cell.metadata.get("tags", [])):
                 lines += cell.source.splitlines()
         else:
-            lines += fenced_code(cell.source)
+            lines += fenced_code(cell.source) + included_code(page, cell.source)
     return lines
 
 
@@ -68,10 +108,12 @@ def test_the_reader_finds_long_lines_in_cells_and_fences(tmp_path):
         f"Prose.\n\n```bash\n{long}\n````\n\n````{{solution}} x\n```python\n{long}\n```\n````\n\n"
         f"```{{code-block}} python\n{long}\n```\n\n"
         f"```{{code-cell}} ipython3\n{long}\n```\n\n"
-        f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\n{long}\n```\n",
+        f"```{{code-cell}} ipython3\n:tags: [remove-input]\n\n{long}\n```\n\n"
+        "```{literalinclude} code.py\n:pyobject: Box.wide\n```\n",
         encoding="utf-8",
     )
-    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True, True]
+    (tmp_path / "code.py").write_text(f"def narrow():\n    pass\n\n\nclass Box:\n    def wide(self):\n        {long}\n")
+    assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True, True, False, True]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -1,6 +1,8 @@
 """lm-eval 0.4.9.2's two caches, reproduced on a few dev items.
 
-Explained in the chapter *Caches that forget what they cached* (``book/caches.md``).
+Explained in the chapters *The request cache: prompts built for another run*
+(``book/caches.md``) and *The response cache: another model's answers* (``book/response-
+cache.md``).
 
 - The **request cache** (``cache_requests=True``) stores the task's built requests
   under a key made of the task name, the shot count, rank and world size, chat-template

@@ -1,12 +1,13 @@
 """What the caches chapter shows of its runs: the tables' cells and the sentences' lists.
 
-Explained in the chapter *Caches that forget what they cached* (``book/caches.md``). The
-runs themselves are made by :mod:`evalcore.book.caches`; these functions turn them, the
-score cache's lookups and the upstream pitfalls' status (:mod:`evalcore.book.upstream`)
-into the rows and words the page displays: whose prompt each logged item was scored
-with, which checks flag it, each run's predictions and scores, the demos an item
-receives at its position in a run, and which pitfalls the latest release still has.
-"""
+Explained in the chapters *The request cache: prompts built for another run*
+(``book/caches.md``) and *The response cache: another model's answers* (``book/response-
+cache.md``). The runs themselves are made by :mod:`evalcore.book.caches`; these functions
+turn them, the score cache's lookups and the upstream pitfalls' status
+(:mod:`evalcore.book.upstream`) into the rows and words the page displays: whose prompt
+each logged item was scored with, which checks flag it, each run's predictions and scores,
+the demos an item receives at its position in a run, and which pitfalls the latest release
+still has."""
 
 from __future__ import annotations
 

@@ -1,15 +1,14 @@
 """The speed chapter's records against the machines that made them: CPUs, shares of the ceiling, build times.
 
-Explained in the book chapter *How fast is it?* (``book/performance.md``), sections "The
-machine's ceiling", "Where the time goes" and "Waiting for the book". The page loads the
-stored records (``benchmarks/results/*.json``) and glues what these functions return:
-which CPU made each record, what share of the machine's matmul rate each scorer reaches
-on the work it does (:func:`evalcore.book.performance.forward_flops`) and whether two
-such shares can be told apart over the repeats, the profiled factors of that share
-(:func:`evalcore.book.timeshares.share_factors`), and how long the book takes to build
-and test on each machine. The scorers against each other are read by
-:mod:`evalcore.book.speed`.
-"""
+Explained in the book chapter *Where the time goes* (``book/performance-time.md``),
+sections "The machine's ceiling", "Time by operator" and "Waiting for the book". The page
+loads the stored records (``benchmarks/results/*.json``) and glues what these functions
+return: which CPU made each record, what share of the machine's matmul rate each scorer
+reaches on the work it does (:func:`evalcore.book.performance.forward_flops`) and whether
+two such shares can be told apart over the repeats, the profiled factors of that share
+(:func:`evalcore.book.timeshares.share_factors`), and how long the book takes to build and
+test on each machine. The scorers against each other are read by
+:mod:`evalcore.book.speed`."""
 
 from __future__ import annotations
 

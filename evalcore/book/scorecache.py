@@ -1,10 +1,10 @@
 """A score cache that cannot answer a different question from the one asked.
 
-Explained in the chapter *Caches that forget what they cached* (``book/caches.md``). lm-eval's request cache is keyed
-by the task name and shot count (not by the items or the few-shot seed), and its
-response cache by the request (not by the model or its precision); either can serve a
-stored answer to a question that was never asked. Here every entry is keyed by
-everything that decides a score:
+Explained in the chapter *The response cache: another model's answers* (``book/response-
+cache.md``). lm-eval's request cache is keyed by the task name and shot count (not by the
+items or the few-shot seed), and its response cache by the request (not by the model or
+its precision); either can serve a stored answer to a question that was never asked. Here
+every entry is keyed by everything that decides a score:
 
 - the exact context string (demos included) and the candidate strings, by SHA-256;
 - the model file's SHA-256, the dtype, and how the tokenizer treats BOS;

@@ -1,12 +1,11 @@
 """Where a scorer's time goes: a profiled run's operator times, grouped by what they compute.
 
-Explained in the chapter *How fast is it?* (``book/performance.md``), section "Where the
-time goes". The fair benchmark (``benchmarks/bench_fair.py``) profiles one run of each
-method at its best batch size with ``torch.profiler`` and stores the grouped times; the
-page reads them. Every operator lands in exactly one group, and the time spent outside
-all operators (Python, the framework between calls) is the wall time they leave over,
-so the groups add up to the profiled wall time.
-"""
+Explained in the chapter *Where the time goes* (``book/performance-time.md``), section
+"Time by operator". The fair benchmark (``benchmarks/bench_fair.py``) profiles one run of
+each method at its best batch size with ``torch.profiler`` and stores the grouped times;
+the page reads them. Every operator lands in exactly one group, and the time spent outside
+all operators (Python, the framework between calls) is the wall time they leave over, so
+the groups add up to the profiled wall time."""
 
 from __future__ import annotations
 

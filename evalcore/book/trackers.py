@@ -1,9 +1,10 @@
 """What lm-eval 0.4.9.2 records about a run besides its scores, produced by its own code.
 
-Explained in the chapter *Reading the trackers* (``book/trackers.md``). The harness's
-``evaluate`` logs one item with a stand-in model (no forward pass), its tracker writes a
-results file, its ``get_git_commit_hash`` runs in a chosen directory; evalcore
-recomputes the per-item hashes without the harness.
+Explained in the chapters *The per-item hashes of the harness's log*
+(``book/trackers.md``) and *The config tracker, the git hash and what a record keeps*
+(``book/config-tracker.md``). The harness's ``evaluate`` logs one item with a stand-in
+model (no forward pass), its tracker writes a results file, its ``get_git_commit_hash``
+runs in a chosen directory; evalcore recomputes the per-item hashes without the harness.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ PITFALLS: tuple[Pitfall, ...] = (
     ),
     Pitfall(
         "response cache keyed without the model",
-        "caches",
+        "response-cache",
         "api/model.py",
         "def hash_args(attr: str, args: Iterable[Any]) -> str:",
         (

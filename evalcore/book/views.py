@@ -1,6 +1,7 @@
 """Part III's four views of a likelihood-scored condition, read from its stored scores.
 
-Explained in Part III (``book/part3-fewshot.md``, ``book/part3-format.md``). One accuracy
+Explained in Part III (``book/part3-fewshot.md``, ``book/part3-order.md``, ``book/part3-format.md``,
+``book/part3-article-changes.md``). One accuracy
 mixes two things: how well the score d_i = s_i,positive - s_i,negative *ranks* the items,
 and where the decision threshold (d_i > 0, i.e. argmax) sits. The four views separate
 them:

@@ -1,13 +1,13 @@
 """Cochran's Q: do k conditions, scored on the same items, differ in their rate of success?
 
-Explained in Part III (``book/part3-fewshot.md``). McNemar's test compares two paired
-conditions; when k conditions (five demo sets, say) are scored on the same items, testing
-every pair multiplies the comparisons. Cochran's Q tests them at once: under the null
-that every condition has the same success rate, Q = (k - 1)(k Σ_j C_j² - N²) / (k N - Σ_i R_i²)
-is approximately chi-square with k - 1 degrees of freedom, where C_j is condition j's
-count of successes, R_i item i's, and N the total. Items that every condition gets right,
-or every one wrong, add nothing (R_i = 0 or k). With k = 2 it is McNemar's test without
-continuity correction.
+Explained in Part III (``book/part3-statistics.md``, used in ``book/part3-order.md``).
+McNemar's test compares two paired conditions; when k conditions (five demo sets, say) are
+scored on the same items, testing every pair multiplies the comparisons. Cochran's Q tests
+them at once: under the null that every condition has the same success rate, Q = (k - 1)(k
+Σ_j C_j² - N²) / (k N - Σ_i R_i²) is approximately chi-square with k - 1 degrees of
+freedom, where C_j is condition j's count of successes, R_i item i's, and N the total.
+Items that every condition gets right, or every one wrong, add nothing (R_i = 0 or k).
+With k = 2 it is McNemar's test without continuity correction.
 
 The chi-square approximation needs many informative items; with few, :func:`permutation_p`
 gives a seeded permutation p-value from the same statistic. Written from the definition in

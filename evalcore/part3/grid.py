@@ -1,7 +1,8 @@
 """Part III's grid: every experiment's conditions, each differing from its reference in one factor.
 
-Explained in the chapters *Few-shot: how many, which and in what order*
-(``book/part3-fewshot.md``) and *Answer format and label bias* (``book/part3-format.md``).
+Explained in the chapters *Which demos, how many* (``book/part3-fewshot.md``), *Demo order and
+the last label* (``book/part3-order.md``), *Label bias and answer words* (``book/part3-format.md``)
+and *The three changes the article made at once* (``book/part3-article-changes.md``).
 ``experiments/part3.py`` scores these conditions on the dev items and the pages read the
 same definitions, so a page cannot describe a different grid from the one that was run.
 The demo sets are drawn from the train split with fixed string seeds; no review text is
@@ -25,6 +26,7 @@ SETS = 5
 
 KS = (1, 2, 4, 8)
 """Shot counts of experiment a besides zero."""
+
 
 def demo_set(train: Sequence[Row], s: int, size: int = 8) -> tuple[int, ...]:
     """Set ``s``: ``size`` train idx drawn with the seed ``"part3-set-{s}"``; k shots use its first k."""

@@ -1,6 +1,6 @@
 """Scoring by greedy generation: let the model write its answer, then parse it to a label.
 
-Explained in Part III (``book/part3-format.md``). The likelihood rule always yields a
+Explained in Part III (``book/part3-article-changes.md``). The likelihood rule always yields a
 prediction; generation can also yield an answer that is neither label. Such an item is
 an ``error`` in the ledger (:mod:`evalcore.protocol.ledger`), never silently dropped or guessed,
 so both denominators can be reported: passed / all items and passed / parsed items.
