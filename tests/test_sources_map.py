@@ -1,0 +1,203 @@
+"""The map from the two source documents to the chapters (book/_data/sources.yml, book/_ext/sources_map.py).
+
+Guards against: an entry that names a section no page defines (the build would fail late, or a
+reader would land nowhere), a numbered chapter that no item of the sources leads to, an item of
+the sources that the book takes up but the map forgets, a glued value whose page or key is gone,
+and an extension that accepts a malformed entry without naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from script_modules import ROOT, load
+
+ext = load("book/_ext/sources_map.py")
+DATA = ROOT / "book/_data/sources.yml"
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+TARGET = re.compile(r"^\(([A-Za-z0-9][\w.-]*)\)=\s*$", re.MULTILINE)
+GLUE = re.compile(r"\{glue:text\}`/([^`:]+)::(\w+)(?::\w+)?`")
+ENTRIES = ext.load_entries(DATA)
+
+
+def toc_files() -> list[str]:
+    """Every page of the book, as a path with its ``.md`` suffix."""
+    return [f"{TOC['root']}.md"] + [f"{c['file']}.md" for part in TOC["parts"] for c in part["chapters"]]
+
+
+def numbered_chapters() -> list[str]:
+    return [f"{c['file']}.md" for part in TOC["parts"] if part.get("numbered") for c in part["chapters"]]
+
+
+def labels_in(page: str) -> set[str]:
+    return set(TARGET.findall((ROOT / page).read_text(encoding="utf-8")))
+
+
+LABELS = {page: labels_in(page) for page in toc_files()}
+
+
+def text_of(entry) -> str:
+    return " ".join(filter(None, [entry.item, entry.book_value, entry.cause]))
+
+
+def test_the_data_fits_the_schema_and_has_both_sources():
+    assert len(ENTRIES) == len(yaml.safe_load(DATA.read_text(encoding="utf-8")))
+    kinds = Counter((e.source, e.kind) for e in ENTRIES)
+    assert {source for source, _ in kinds} == set(ext.SOURCES)
+    assert all(e.book_value and e.cause for e in ENTRIES if e.kind == "number")
+
+
+def test_every_label_is_a_target_of_a_page_in_the_toc():
+    defined = set().union(*LABELS.values())
+    missing = sorted({label for e in ENTRIES for label in e.covered_by} - defined)
+    assert not missing, f"covered_by names labels no page in _toc.yml defines: {missing}"
+
+
+@pytest.mark.parametrize("chapter", numbered_chapters())
+def test_every_numbered_chapter_is_covered(chapter):
+    used = {label for e in ENTRIES for label in e.covered_by}
+    assert LABELS[chapter] & used, f"no entry of book/_data/sources.yml leads to {chapter}"
+
+
+def test_every_glued_value_names_a_page_in_the_toc_and_a_key_it_glues():
+    glued = [match for e in ENTRIES for match in GLUE.findall(text_of(e))]
+    glued += GLUE.findall((ROOT / "book/sources.md").read_text(encoding="utf-8"))
+    assert glued
+    for page, key in glued:
+        assert page in toc_files(), page
+        assert re.search(rf"""["']{key}["']""", (ROOT / page).read_text(encoding="utf-8")), f"{page}::{key}"
+
+
+def test_no_number_of_this_book_is_typed_in_a_book_value():
+    for entry in ENTRIES:
+        if entry.kind == "number":
+            assert not re.search(r"\d", GLUE.sub("", entry.book_value)), entry.item
+
+
+MUST_HAVE = [
+    # (source, kind, words the item says, the label whose page must cover it)
+    ("wiki", "exercise", ["reorder", "prompt", "scorer", "budget", "fingerprint", "diff"], "practice"),
+    ("wiki", "exercise", ["fewshot_docs", "only a test split"], "practice"),
+    ("wiki", "exercise", ["duplicate ids", "policy", "first"], "practice"),
+    ("wiki", "mastery", ["five criteria"], "mastery"),
+    ("wiki", "mastery", ["可比较", "能重新运行", "逐比特复现", "fingerprint"], "mastery"),
+    ("wiki", "capstone", ["冲突样本", "split-overlap"], "practice"),
+    ("wiki", "capstone", ["checker"], "practice"),
+    ("article", "claim", ["save_results_samples", "second"], "config-tracker"),
+    ("wiki", "claim", ["not access control", "provenance"], "protocol-identity"),
+    ("wiki", "claim", ["id check is not decontamination"], "splits"),
+    ("wiki", "claim", ["duplicates within one split"], "splits"),
+    ("wiki", "claim", ["$p = (m, d, t, g, s, b)$"], "protocol-identity"),
+    ("wiki", "claim", ["$h(p)$", "协议指纹"], "protocol-identity"),
+    ("wiki", "claim", ["i_{ab}", "切分重叠"], "splits"),
+    ("wiki", "claim", ["运行台账", "passed", "failed", "error"], "ledger"),
+    ("wiki", "claim", ["$n$", r"s_\text{e2e}", r"a_\text{scored}", "端到端成功率"], "ledger"),
+    ("article", "claim", ["_encode_pair", "prefix", "trailing spaces", "boundary"], "scoring-by-hand"),
+    ("article", "claim", ["unsorted", "doc_id"], "doc-id-bug"),
+    ("article", "claim", ["cpu", "float32", "eager attention", "batch size 1", "seed 94", "512", "caches"], "running"),
+    ("article", "claim", ["cpu", "float32", "eager attention", "batch size 1", "seed 94"], "official-run"),
+    ("article", "claim", ["target_delimiter", "single space", "aggregation", "registry"], "reading-the-task"),
+    ("article", "claim", ["s_{ij}", "log-probability"], "scoring-by-hand"),
+    ("article", "claim", ["accuracy", r"\operatorname{argmax}_j s_{ij} = y_i"], "official-run"),
+    ("article", "agenda", ["how many demos", "which"], "part3-fewshot"),
+    ("article", "agenda", ["order"], "part3-order"),
+    ("article", "agenda", ["label bias"], "part3-format"),
+    ("article", "agenda", ["answer format"], "part3-format"),
+    ("article", "agenda", ["one factor at a time"], "part3-fewshot"),
+    ("article", "agenda", ["paired"], "part3-statistics"),
+    ("article", "agenda", ["unseal the confirm items once"], "part3-confirm"),
+    ("article", "agenda", ["three changes made at once"], "part3-article-changes"),
+    ("article", "number", ["art_correct", "k_official"], "article-numbers"),
+    ("article", "number", ["art_neg", "book_pos"], "article-numbers"),
+    ("article", "number", ["art_misfiled", "n_wrong", "doc_id"], "doc-id-bug"),
+    ("article", "number", ["own salt", "n_confirm"], "the-chain"),
+]
+
+
+def page_of(label: str) -> str:
+    (page,) = [page for page, labels in LABELS.items() if label in labels]
+    return page
+
+
+@pytest.mark.parametrize(("source", "kind", "words", "label"), MUST_HAVE, ids=lambda v: str(v)[:40])
+def test_the_items_the_sources_are_known_for_are_mapped(source, kind, words, label):
+    found = [
+        e for e in ENTRIES
+        if e.source == source and e.kind == kind and all(w.lower() in text_of(e).lower() for w in words)
+    ]  # fmt: skip
+    assert found, f"no {source} {kind} entry mentions all of {words}"
+    pages = {page_of(covered) for e in found for covered in e.covered_by}
+    assert page_of(label) in pages, f"{words}: not covered by a section of {page_of(label)}"
+
+
+def test_the_page_renders_both_sources_from_the_data():
+    page = (ROOT / "book/sources.md").read_text(encoding="utf-8")
+    assert page.startswith("(sources)=\n# From the sources to this book\n")
+    for source in ext.SOURCES:
+        assert f"```{{sources-map}} book/_data/sources.yml\n:source: {source}\n```" in page
+    assert "## Where this book's numbers differ from the article's" in page
+
+
+def test_the_extension_is_registered():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert "sources_map" in config["sphinx"]["extra_extensions"]
+
+
+GOOD = {"source": "wiki", "kind": "claim", "item": "An item.", "covered_by": ["ledger"]}
+
+
+def write(tmp_path: Path, entries: object) -> Path:
+    path = tmp_path / "sources.yml"
+    path.write_text(yaml.safe_dump(entries, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def test_a_valid_file_loads(tmp_path):
+    number = {**GOOD, "kind": "number", "item": "A figure.", "book_value": "glued", "cause": "why"}
+    entries = ext.load_entries(write(tmp_path, [GOOD, number]))
+    assert [(e.position, e.kind) for e in entries] == [(1, "claim"), (2, "number")]
+    assert entries[1].covered_by == ("ledger",) and entries[1].cause == "why"
+    assert list(ext.by_kind(entries, "wiki")) == ["claim", "number"]
+    assert ext.by_kind(entries, "article") == {}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "numbr"}, r"entry 2 \(wiki/numbr 'Second\.'\): unknown kind 'numbr'"),
+        ({"source": "blog"}, r"entry 2 \(blog/claim 'Second\.'\): unknown source 'blog'"),
+        ({"covered_by": []}, r"entry 2 .*'covered_by' must be a non-empty list"),
+        ({"covered_by": "ledger"}, r"entry 2 .*'covered_by' must be a non-empty list"),
+        ({"covered_by": ["{ref}`ledger`"]}, r"entry 2 .*not label"),
+        ({"covered_by": ["ledger", "ledger"]}, r"entry 2 .*names a label twice"),
+        ({"item": ""}, r"entry 2 .*'item' must be a non-empty string"),
+        ({"colour": "red"}, r"entry 2 .*unknown field\(s\) colour"),
+        ({"kind": "number"}, r"entry 2 .*a number needs book_value, cause"),
+        ({"cause": "why"}, r"entry 2 .*cause belong\(s\) to kind 'number' only"),
+        ({"item": "An item."}, r"entry 2 .*the same item as entry 1"),
+    ],
+)
+def test_a_bad_entry_is_refused_by_name(tmp_path, change, message):
+    path = write(tmp_path, [GOOD, {**GOOD, "item": "Second.", **change}])
+    with pytest.raises(ext.SourcesMapError, match=message) as raised:
+        ext.load_entries(path)
+    assert str(path) in str(raised.value)
+
+
+@pytest.mark.parametrize("field", ["source", "kind", "item", "covered_by"])
+def test_a_missing_field_is_named(tmp_path, field):
+    entry = {k: v for k, v in GOOD.items() if k != field}
+    with pytest.raises(ext.SourcesMapError, match=rf"entry 1\b.*missing field\(s\) {field}"):
+        ext.load_entries(write(tmp_path, [entry]))
+
+
+@pytest.mark.parametrize("content", ["", "a: 1\n", "- just a string\n", "[unclosed\n"])
+def test_a_file_that_is_not_a_list_of_entries_is_refused(tmp_path, content):
+    path = tmp_path / "sources.yml"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ext.SourcesMapError, match=re.escape(str(path))):
+        ext.load_entries(path)
