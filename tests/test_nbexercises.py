@@ -1,4 +1,4 @@
-"""The core notebooks' exercises: graded checks accept the page's own solution, and solutions compute their numbers."""
+"""The core notebooks' exercises: graded checks accept the page's own solution and refuse the typical wrong answers."""
 
 from __future__ import annotations
 
@@ -6,16 +6,27 @@ import re
 from pathlib import Path
 
 import jupytext
+import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
+from page_exercises import graded_exercises, run_cell, run_page_solution
 
-from evalcore import scoring, sst2
+from evalcore import sst2
 from evalcore.book import taskconfig
 from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.nbexercises import check_kshot_task
+from evalcore.book.nbexercises import check_candidate_score, check_closest_item, check_kshot_task
+from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
 IMPLICIT = ("target_delimiter", "fewshot_delimiter", "num_fewshot")
+
+
+def _implicit() -> dict:
+    # The reading-the-task page's `implicit`, as a reader has it when copying the solution.
+    return {f.name: f.value for f in taskconfig.effective_config() if f.name in IMPLICIT}
 
 
 def _solution_code(page: str, label: str) -> str:
@@ -25,31 +36,33 @@ def _solution_code(page: str, label: str) -> str:
     return found[0]
 
 
-def _page_solution(label: str) -> dict:
-    # The reading-the-task page's own names, as a reader has them when copying the solution.
-    implicit = {f.name: f.value for f in taskconfig.effective_config() if f.name in IMPLICIT}
-    scope = {"scoring": scoring, "sst2": sst2, "implicit": implicit}
-    exec(_solution_code("reading-the-task.md", label), scope)  # the page's own text, run as a reader would
+def _solution_scope(page: str, label: str, names: dict) -> dict:
+    scope = dict(names)
+    run_cell(graded_exercises(page)[label].solution, scope)  # the page's own text, run as a reader would
     return scope
 
 
 @pytest.fixture(scope="module")
-def pair():
-    return dev_ids()[:2]
+def golden():
+    return read_record(ROOT / "records" / "golden-dev64")
+
+
+# --- Reading the task: ex-task-fewshot -------------------------------------------------------
 
 
 @pytest.mark.slow
-def test_kshot_solution_on_the_page_passes_its_check(train, validation, pair):
-    scope = _page_solution("ex-task-fewshot")
-    verdict = check_kshot_task(
-        scope["same_demos"], scope["kshot_context"], train=train, validation=validation, ids=pair
-    )
-    assert verdict.startswith("correct")
+def test_kshot_page_solution(train, validation):
+    # PAIR: given in the page's answer cell
+    names = {"train": train, "validation": validation, "implicit": _implicit(), "PAIR": dev_ids()[:2]}
+    verdict = run_page_solution("notebooks/reading-the-task.md", "ex-task-fewshot", names)
+    assert "byte for byte" in verdict
 
 
 @pytest.mark.slow
-def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation, pair):
-    right = _page_solution("ex-task-fewshot")["kshot_context"]
+def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation):
+    pair = dev_ids()[:2]
+    scope = _solution_scope("notebooks/reading-the-task.md", "ex-task-fewshot", {"implicit": _implicit(), "sst2": sst2})
+    right = scope["kshot_context"]
     with pytest.raises(NotAnswered, match="same_demos is still None"):
         check_kshot_task(None, right, train=train, validation=validation, ids=pair)
     with pytest.raises(NotAnswered, match="kshot_context is still None"):
@@ -72,6 +85,117 @@ def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation, p
             check_kshot_task(False, wrong, train=train, validation=validation, ids=pair)
     with pytest.raises(WrongAnswer, match="not a string"):
         check_kshot_task(False, lambda demos, sentence: None, train=train, validation=validation, ids=pair)
+
+
+# --- Scoring candidates by hand: ex-score-two-tokens -----------------------------------------
+
+
+def test_candidate_score_page_solution():
+    verdict = run_page_solution("notebooks/scoring-by-hand.md", "ex-score-two-tokens", {})
+    assert "continuation_scores on 3 random requests" in verdict
+
+
+def _sum_from(offset):
+    """A candidate score read ``offset`` positions away from the right rows (0 is right)."""
+
+    def score(logits, whole_ids, n_cont):
+        log_probs = F.log_softmax(logits[0], dim=-1)
+        length = len(whole_ids)
+        return sum(float(log_probs[t - 1 + offset, whole_ids[t]]) for t in range(length - n_cont, length))
+
+    return score
+
+
+def test_candidate_score_check_names_the_typical_mistakes():
+    right = _sum_from(0)
+
+    def raw_logits(logits, whole_ids, n_cont):
+        length = len(whole_ids)
+        return sum(float(logits[0, t - 1, whole_ids[t]]) for t in range(length - n_cont, length))
+
+    def averaged(logits, whole_ids, n_cont):
+        return right(logits, whole_ids, n_cont) / n_cont
+
+    def last_token_only(logits, whole_ids, n_cont):
+        return right(logits, whole_ids, 1)
+
+    with pytest.raises(NotAnswered, match="candidate_score is still None"):
+        check_candidate_score(None)
+    with pytest.raises(WrongAnswer, match="must be a function"):
+        check_candidate_score(-1.0)
+    with pytest.raises(WrongAnswer, match=r"raised IndexError: .* position t predicts token t \+ 1"):
+        check_candidate_score(_sum_from(1))
+    with pytest.raises(WrongAnswer, match="one position too early"):
+        check_candidate_score(_sum_from(-1))
+    with pytest.raises(WrongAnswer, match="raw logits"):
+        check_candidate_score(raw_logits)
+    with pytest.raises(WrongAnswer, match="averaged"):
+        check_candidate_score(averaged)
+    with pytest.raises(WrongAnswer, match="only the last candidate token"):
+        check_candidate_score(last_token_only)
+    with pytest.raises(WrongAnswer, match="return a number"):
+        check_candidate_score(lambda logits, whole_ids, n_cont: (0.0, 0.0))
+    with pytest.raises(WrongAnswer, match="not the sum"):
+        check_candidate_score(lambda logits, whole_ids, n_cont: 0.0)
+
+
+def test_candidate_score_check_accepts_a_tensor_and_evalcores_own_window():
+    # The check's truth is continuation_scores; a reader's float32 tensor result is as good as a float.
+    def as_tensor(logits, whole_ids, n_cont):
+        log_probs = F.log_softmax(logits[0], dim=-1)[len(whole_ids) - 1 - n_cont :]
+        return log_probs.gather(1, torch.tensor(whole_ids[-n_cont:]).unsqueeze(-1)).sum()
+
+    assert check_candidate_score(as_tensor).startswith("correct")
+
+
+# --- Running the official harness: ex-official-closest ---------------------------------------
+
+
+def test_closest_item_page_solution(golden):
+    verdict = run_page_solution("notebooks/official-run.md", "ex-official-closest", {"record": golden})
+    assert "nats apart; the harness predicts" in verdict
+
+
+def _closest(record):
+    scores = {it["item_id"]: it["official"]["loglik"] for it in record["items"]}
+    return min(scores, key=lambda i: abs(scores[i][1] - scores[i][0])), scores
+
+
+def test_closest_item_check_names_the_typical_mistakes(golden):
+    item, scores = _closest(golden)
+    predicted = int(scores[item][1] > scores[item][0])
+    label = next(it["label"] for it in golden["items"] if it["item_id"] == item)
+    signed = min(scores, key=lambda i: scores[i][1] - scores[i][0])
+    row = [it["item_id"] for it in golden["items"]].index(item)
+    assert check_closest_item(np.int64(item), sst2.CHOICES[predicted], golden).startswith("correct")
+    assert check_closest_item(item, predicted, golden).startswith("correct")
+    with pytest.raises(NotAnswered, match="closest_item is still None"):
+        check_closest_item(None, "negative", golden)
+    with pytest.raises(NotAnswered, match="closest_prediction is still None"):
+        check_closest_item(item, None, golden)
+    with pytest.raises(WrongAnswer, match="smallest signed margin"):
+        check_closest_item(signed, predicted, golden)
+    with pytest.raises(WrongAnswer, match="row in the table"):
+        check_closest_item(row, predicted, golden)
+    with pytest.raises(WrongAnswer, match="must be an int"):
+        check_closest_item(str(item), predicted, golden)
+    with pytest.raises(WrongAnswer, match="must be one of"):
+        check_closest_item(item, "neutral", golden)
+    other = 1 - predicted
+    hint = "is the item's label" if other == label else "the larger of item"
+    with pytest.raises(WrongAnswer, match=hint):
+        check_closest_item(item, other, golden)
+
+
+def test_closest_item_check_follows_the_record_it_is_given(golden):
+    # The answer is computed from the reader's record, so a record whose scores differ has another answer.
+    item, _ = _closest(golden)
+    changed = {"items": [dict(it) for it in golden["items"]]}
+    first = changed["items"][0]
+    first["official"] = dict(first["official"], loglik=[-1.0, -1.0])  # exact: a tie, the smallest margin there is
+    with pytest.raises(WrongAnswer, match="closer than"):
+        check_closest_item(item, 0, changed)
+    assert "predicts 'negative'" in check_closest_item(first["item_id"], "negative", changed)  # ties: the first
 
 
 def test_margin_solution_shows_the_code_that_computed_its_numbers():
