@@ -21,12 +21,11 @@ from evalcore.sst2.selection import dev_ids
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-IMPLICIT = ("target_delimiter", "fewshot_delimiter", "num_fewshot")
 
 
-def _implicit() -> dict:
-    # The reading-the-task page's `implicit`, as a reader has it when copying the solution.
-    return {f.name: f.value for f in taskconfig.effective_config() if f.name in IMPLICIT}
+def _defaults() -> dict:
+    # The reading-the-task page's `defaults`, as a reader has it when copying the solution.
+    return {f.name: f for f in taskconfig.effective_config()}
 
 
 def _solution_code(page: str, label: str) -> str:
@@ -53,7 +52,7 @@ def golden():
 @pytest.mark.slow
 def test_kshot_page_solution(train, validation):
     # PAIR: given in the page's answer cell
-    names = {"train": train, "validation": validation, "implicit": _implicit(), "PAIR": dev_ids()[:2]}
+    names = {"train": train, "validation": validation, "defaults": _defaults(), "PAIR": dev_ids()[:2]}
     verdict = run_page_solution("notebooks/reading-the-task.md", "ex-task-fewshot", names)
     assert "byte for byte" in verdict
 
@@ -61,7 +60,7 @@ def test_kshot_page_solution(train, validation):
 @pytest.mark.slow
 def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation):
     pair = dev_ids()[:2]
-    scope = _solution_scope("notebooks/reading-the-task.md", "ex-task-fewshot", {"implicit": _implicit(), "sst2": sst2})
+    scope = _solution_scope("notebooks/reading-the-task.md", "ex-task-fewshot", {"defaults": _defaults(), "sst2": sst2})
     right = scope["kshot_context"]
     with pytest.raises(NotAnswered, match="same_demos is still None"):
         check_kshot_task(None, right, train=train, validation=validation, ids=pair)

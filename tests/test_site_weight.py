@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 RECORD = ROOT / "benchmarks" / "results" / "page-weight.json"
 SLACK = 0.10
-"""How much heavier than the committed after-measurement the median page may get (new prose, a
-figure) before a new measurement has to be recorded; the median must also stay at most half of
-the before-measurement, the goal the lighter site was made for."""
+"""How much heavier than the latest committed measurement (``with_formulas``) the median page
+may get (new prose, a figure) before a new measurement has to be recorded. The lighter site
+(``after``) halved the ``before`` median; displaying the chapters' formulas put MathJax on every
+page with math and took back part of that, so the median must now stay below ``before``."""
 
 pytestmark = pytest.mark.site
 
@@ -165,7 +166,7 @@ def test_the_header_icons_are_drawn_by_the_local_icon_font(site, browser, page):
 
 def test_the_median_page_weight_stays_within_the_recorded_bound(site, browser):
     record = json.loads(RECORD.read_text(encoding="utf-8"))
-    bound = min(record["after"]["median_bytes"] * (1 + SLACK), record["before"]["median_bytes"] / 2)
+    bound = min(record["with_formulas"]["median_bytes"] * (1 + SLACK), record["before"]["median_bytes"])
     loads = pw.measure(site, pw.toc_pages(), browser)
     # The site has no favicon; Chromium asks for one anyway.
     missing = sorted((p, r.path) for p, rs in loads.items() for r in rs if r.status != 200 and r.path != "favicon.ico")

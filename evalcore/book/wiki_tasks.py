@@ -1,7 +1,7 @@
 """The practice tasks the source wiki sets: key order and single-field changes, a test-only task's
 demos, and retried attempts merged by the declared policy.
 
-Explained in the chapter *Practice: three graded tasks* (``book/practice.md``). The contract
+Explained in the chapter *Practice: the three tasks and the capstone* (``book/practice.md``). The contract
 is that of :mod:`evalcore.book.exercises`: a check raises
 :class:`~evalcore.book.exercises.NotAnswered` while an answer is still ``None``,
 :class:`~evalcore.book.exercises.WrongAnswer` with a hint that names what is wrong, and
