@@ -162,6 +162,7 @@ def test_retry_denominators_tell_each_slip(ledger_names, answers, match):
 
 def test_retry_denominators_accept_decimals_and_refuse_placeholders(ledger_names):
     retried = ledger_names["retried"]
+    # exact: decimal literals parse to one double on every CPU, and 1/3, 2/3 are correctly rounded divisions
     assert check_retry_denominators(11, 0.3333333333333333, 0.4, 0.6666666666666666, attempts=retried)
     with pytest.raises(NotAnswered, match="n_attempts is still None"):
         check_retry_denominators(None, None, None, None, attempts=retried)

@@ -17,6 +17,7 @@ from typing import Any
 
 from evalcore.book.article import ARTICLE_LIKELIHOOD
 from evalcore.book.exercises import WrongAnswer, given
+from evalcore.book.trackers import stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.harness.registry import TASK
@@ -60,21 +61,6 @@ def misfiled(ids: Sequence[int]) -> list[tuple[int, int]]:
     return [(logged, idx) for logged, idx in zip(passed, sorted(passed), strict=True) if logged != idx]
 
 
-def _stand_in_lm() -> Any:
-    from lm_eval.api.model import LM
-
-    class StandIn(LM):  # type: ignore[misc]  # lm-eval ships no types; no forward pass, every request scores 0.0
-        def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
-            return [(0.0, False) for _ in requests]
-
-        def unused(self, requests: list[Any], disable_tqdm: bool = False) -> Any:
-            raise NotImplementedError("sst2 only asks for log-likelihoods")
-
-        loglikelihood_rolling = generate_until = unused
-
-    return StandIn()
-
-
 def harness_logged_ids(task: Any, ids: Sequence[int]) -> list[tuple[int, int]]:
     """What the pinned harness logs for ``samples=ids``: ``(doc_id, idx of the logged document)`` per sample.
 
@@ -89,7 +75,7 @@ def harness_logged_ids(task: Any, ids: Sequence[int]) -> list[tuple[int, int]]:
     passed = check_ids(ids)
     with captured([]):
         out = evaluate(
-            lm=_stand_in_lm(), task_dict={TASK: task}, samples={TASK: passed}, bootstrap_iters=0, log_samples=True
+            lm=stand_in_lm(), task_dict={TASK: task}, samples={TASK: passed}, bootstrap_iters=0, log_samples=True
         )
     return [(s["doc_id"], s["doc"]["idx"]) for s in out["samples"][TASK]]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.book.exercises import WrongAnswer, given
-from evalcore.book.trackers import HASH_FIELDS, git_hash_in, make_repo, saved_results
+from evalcore.book.trackers import HASH_FIELDS, git_hash_in, make_repo, saved_results, stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.harness.registry import TASK
@@ -232,18 +232,6 @@ def check_tracker_edits(
     return f"correct: {found}"
 
 
-def _stand_in_lm() -> Any:
-    from lm_eval.api.model import LM
-
-    class StandIn(LM):  # type: ignore[misc]  # no forward pass: every request scores 0.0
-        def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
-            return [(0.0, False) for _ in requests]
-
-        loglikelihood_rolling = generate_until = None  # sst2 asks for log-likelihoods only
-
-    return StandIn()
-
-
 def logged_samples(task: Any, item_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The harness's own logged samples of ``item_ids`` (``evaluate`` with ``log_samples``), scored 0.0 by a stand-in.
 
@@ -255,7 +243,7 @@ def logged_samples(task: Any, item_ids: Sequence[int]) -> list[dict[str, Any]]:
     if not item_ids or any(type(i) is not int or not 0 <= i < len(task.eval_docs) for i in item_ids):
         raise InvalidInputError(f"item_ids must be validation ids of the task, got {item_ids!r}")
     with captured([]):
-        out = evaluate(lm=_stand_in_lm(), task_dict={TASK: task}, samples={TASK: sorted(item_ids)},
+        out = evaluate(lm=stand_in_lm(), task_dict={TASK: task}, samples={TASK: sorted(item_ids)},
                        bootstrap_iters=0, log_samples=True)  # fmt: skip
     return list(out["samples"][TASK])
 

@@ -30,14 +30,15 @@ from evalcore.sst2.task import doc_to_text
 
 __all__ = [
     "HASH_FIELDS", "GitHash", "expected_hashes", "git_hash_in", "harness_hashes", "logged_entry",
-    "make_repo", "saved_results",
+    "make_repo", "saved_results", "stand_in_lm",
 ]  # fmt: skip
 
 HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
 """The per-sample hash fields of the harness's log, in the order the task hash joins them."""
 
 
-def _stand_in_lm() -> Any:
+def stand_in_lm() -> Any:
+    """An lm-eval ``LM`` that scores every log-likelihood request 0.0 without a model."""
     from lm_eval.api.model import LM
 
     # lm-eval ships no type information, so LM is Any to the type checker.
@@ -66,7 +67,7 @@ def logged_entry(task: Any, item_id: int) -> dict[str, Any]:
 
     _doc(task, item_id)  # refuse a bad id before the harness sees it
     with captured([]):
-        out = evaluate(lm=_stand_in_lm(), task_dict={TASK: task}, samples={TASK: [item_id]},
+        out = evaluate(lm=stand_in_lm(), task_dict={TASK: task}, samples={TASK: [item_id]},
                        bootstrap_iters=0, log_samples=True)  # fmt: skip
     hash_to_idx = {h: i for i, h in enumerate(committed_row_hashes("validation"))}
     return official_entry(out["samples"][TASK][0], hash_to_idx)
