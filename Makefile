@@ -27,7 +27,7 @@ SECOND_ARITHMETIC := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT
 # The checks of the built site (headless Chromium), run after the build.
 SITE_TESTS = $(wildcard tests/test_site*.py)
 
-.PHONY: setup browser vendor book book-full build-book test lint unit notebooks execute site-check run audit lock lock-check clean
+.PHONY: setup browser vendor book book-full build-book book-zh catalogues catalogues-check test lint unit notebooks execute site-check run audit lock lock-check clean
 
 setup: $(STAMP)
 
@@ -59,17 +59,42 @@ BOOK_BRANCH ?= main
 # `make book-full` executes every page from scratch; CI (make test) uses it.
 # scripts/execute_pages.py executes the pages missing from the cache side by side (one
 # kernel per core, one thread each), so the build itself then takes every page from the cache.
+# Both build the two editions: English (_build/html) and then Chinese (_build/html/zh_CN),
+# which executes nothing and takes every output from the English build's cache.
 book: setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
+	$(MAKE) --no-print-directory book-zh
 
 book-full: setup vendor
 	$(BIN)/jupyter-book clean --all . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
+	$(MAKE) --no-print-directory book-zh
+
+# The Chinese edition alone, from the catalogues in locale/zh_CN and the execution cache
+# (scripts/edition.py); it stops if a page is not in the cache rather than execute it.
+book-zh:
+	$(BIN)/python scripts/edition.py build
+
+# The instructor's loop after an English edit (see "Running the book"):
+#   make catalogues         re-extract the English messages, merge them into locale/zh_CN
+#                           (new messages empty, changed ones fuzzy, removed ones obsolete),
+#                           and list every message that now needs a translator;
+#   (translate those messages in locale/zh_CN/LC_MESSAGES/*.po)
+#   make catalogues-check   fails while any message is untranslated, fuzzy, obsolete or stale;
+#   make book               both editions.
+# Extraction reads the table headers of the outputs from the execution cache: build the book first.
+catalogues: setup
+	$(BIN)/python scripts/edition.py update
+	-$(BIN)/python scripts/check_catalogues.py --pot-dir _build/gettext
+
+catalogues-check: setup
+	$(BIN)/python scripts/edition.py gettext
+	$(BIN)/python scripts/check_catalogues.py --pot-dir _build/gettext
 
 build-book:
 	@if [ -n "$(BOOK_REPOSITORY_URL)" ]; then \
@@ -102,11 +127,13 @@ browser:
 
 # The tests run as two one-thread streams side by side (scripts/test_streams.sh): the
 # real-model tests, and the fast tests followed by nbval under the second arithmetic. Then
-# the book is built from scratch, natively, and the built site is checked in Chromium.
+# the book is built from scratch, natively (both editions), the Chinese catalogues are checked
+# against a fresh extraction, and the built site is checked in Chromium.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
 test: browser setup lint
 	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
 	$(MAKE) --no-print-directory book-full
+	$(MAKE) --no-print-directory catalogues-check
 	$(BIN)/python -m pytest -m site $(SITE_TESTS)
 
 site-check: setup browser

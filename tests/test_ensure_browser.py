@@ -9,7 +9,7 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "ensure_browser.sh"
 
 
-def _run(tmp_path: Path, uid: str, browser: bool) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, uid: str, browser: bool, font: bool = True) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "id").write_text(f"#!/bin/sh\necho {uid}\n")
@@ -18,6 +18,9 @@ def _run(tmp_path: Path, uid: str, browser: bool) -> subprocess.CompletedProcess
     if browser:
         (bin_dir / "chromium-browser").write_text("#!/bin/sh\n")
         (bin_dir / "chromium-browser").chmod(0o755)
+    # fontconfig's answer for :lang=zh: a family name when a CJK font is installed, nothing otherwise
+    (bin_dir / "fc-list").write_text("#!/bin/sh\n" + ("echo 'WenQuanYi Zen Hei'\n" if font else ""))
+    (bin_dir / "fc-list").chmod(0o755)
     return subprocess.run(["/bin/bash", str(SCRIPT)], env={"PATH": str(bin_dir)}, capture_output=True,
                           text=True, check=False, timeout=30)  # fmt: skip
 
@@ -31,3 +34,10 @@ def test_without_browser_or_root_it_stops_at_once_with_the_command(tmp_path):
 def test_an_installed_browser_under_either_name_is_enough(tmp_path):
     done = _run(tmp_path, "1000", browser=True)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_browser_without_a_cjk_font_is_not_enough(tmp_path):
+    # The Chinese edition's pages and figures need Chinese glyphs: Chromium alone once passed this step.
+    done = _run(tmp_path, "1000", browser=True, font=False)
+    assert done.returncode == 1
+    assert "a font with Chinese glyphs" in done.stderr and "fonts-wqy-zenhei" in done.stderr

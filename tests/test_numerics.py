@@ -52,6 +52,17 @@ def test_every_flip_is_named_with_its_margin():
     assert drift.closest[0][0] == 3  # the smallest margin comes first
 
 
+def test_the_chinese_description_says_what_the_english_one_says():
+    same = compare_scores({1: [-1.5, -2.0]}, {1: [-1.5, -2.0]})
+    assert same.describe_zh() == "逐位一致（2 个得分）；没有 argmax 翻转"
+    small = compare_scores({1: [-1.5, -2.0]}, {1: [-1.5 + 3e-5, -2.0]}, tolerance=1e-4)
+    assert small.describe_zh() == "最大 |Δ| 3e-05，在容差 1.0e-04 之内（2 个得分）；没有 argmax 翻转"
+    beyond = compare_scores({7: [-1.0, -2.0]}, {7: [-1.0, -2.5]}, tolerance=1e-4)
+    assert "超出容差 1.0e-04" in beyond.describe_zh()
+    flipped = compare_scores({3: [-1.0, -1.00001]}, {3: [-1.00002, -1.00001]})
+    assert "1 个 argmax 翻转：3（差值 1e-05）" in flipped.describe_zh()
+
+
 def test_exact_tie_in_reference_goes_to_the_first_choice():
     drift = compare_scores({1: [-2.0, -2.0]}, {1: [-2.0, -1.9999]})
     assert [(f.reference_prediction, f.other_prediction) for f in drift.flips] == [(0, 1)]

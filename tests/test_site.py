@@ -91,7 +91,8 @@ def page_requests(log: dict) -> list[str]:
 
 
 def test_every_toc_page_was_built_and_nothing_else(site):
-    built = {p.relative_to(site).as_posix() for p in site.rglob("*.html") if "_static" not in p.parts}
+    built = {p.relative_to(site).as_posix() for p in site.rglob("*.html")
+             if "_static" not in p.parts and p.relative_to(site).parts[0] != "zh_CN"}  # fmt: skip
     built -= {"genindex.html", "search.html"}
     built.discard("index.html")  # the redirect Jupyter Book writes to the root page
     assert set(toc_pages()) == built

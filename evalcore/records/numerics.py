@@ -123,6 +123,21 @@ class Drift:
             text += "; no argmax flips"
         return text
 
+    def describe_zh(self) -> str:
+        """:meth:`describe` in Chinese, for the book's Chinese edition."""
+        if self.bit_identical:
+            text = f"逐位一致（{self.scores} 个得分）"
+        else:
+            tol = format_tolerance(self.tolerance)
+            verdict = f"在容差 {tol} 之内" if self.ok else f"超出容差 {tol}"
+            text = f"最大 |Δ| {self.max_abs:.2g}，{verdict}（{self.scores} 个得分）"
+        if self.flips:
+            named = "，".join(f"{f.item_id}（差值 {f.reference_margin:.2g}）" for f in self.flips)
+            text += f"；{len(self.flips)} 个 argmax 翻转：{named}"
+        else:
+            text += "；没有 argmax 翻转"
+        return text
+
 
 def margin(scores: Sequence[float], best: int) -> float:
     """Score of choice ``best`` minus the best other score: negative when another choice wins."""

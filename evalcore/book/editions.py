@@ -1,0 +1,95 @@
+"""The book's two editions, as its pages' code sees them: Chinese twins of glued words and figures.
+
+Explained in the chapter *Running the book* (``book/running-the-book.md``). The Chinese
+edition translates every message of the English pages, but it executes nothing: a value a
+page computes reaches both editions through one glue key. For a number that is all it
+needs. A word or a sentence a page computes (a verdict chosen by a p-value, a sentence
+about a benchmark record) and a figure's axis labels are English, so such a page glues a
+twin beside each: the Chinese text under ``key + TWIN_SUFFIX``, computed by the same code
+from the same numbers (:func:`with_twins`), and each figure drawn twice (:func:`pick`
+chooses each label). The Chinese build pastes the twin wherever a translated message or a
+figure names the key (``book/_ext/translated_glue.py``).
+
+A Chinese figure needs a font with Chinese glyphs; :func:`cjk_font_path` finds the one the
+book installs with its browser (Debian's ``fonts-wqy-zenhei``) or stops with a clear error,
+rather than draw empty boxes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from evalcore.errors import InvalidInputError
+
+__all__ = ["CJK_FONT_FILES", "LANGUAGES", "TWIN_SUFFIX", "MissingFontError", "cjk_font_path", "pick", "with_twins"]
+
+TWIN_SUFFIX = "_zh"
+"""A glue key's Chinese twin is ``key + TWIN_SUFFIX``."""
+
+LANGUAGES = ("en", "zh")
+"""The editions' languages, in the order a page draws its figures."""
+
+CJK_FONT_FILES = (
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+)
+"""Font files with Chinese glyphs, in the order they are tried (Debian's and Fedora's paths)."""
+
+T = TypeVar("T")
+
+
+class MissingFontError(InvalidInputError):
+    """No font with Chinese glyphs is installed, so a Chinese figure would show empty boxes."""
+
+
+def pick(language: str, english: T, chinese: T) -> T:
+    """``english`` or ``chinese``, for a page drawing its figure in ``language`` (one of :data:`LANGUAGES`).
+
+    Raises:
+        InvalidInputError: ``language`` is not an edition's.
+    """
+    if language == "en":
+        return english
+    if language == "zh":
+        return chinese
+    raise InvalidInputError(f"language {language!r} is not one of the editions' {LANGUAGES}")
+
+
+def with_twins(english: Mapping[str, Any], chinese: Mapping[str, str]) -> dict[str, Any]:
+    """``english``'s glue values, and each key of ``chinese`` again as ``key + TWIN_SUFFIX``.
+
+    Raises:
+        InvalidInputError: ``chinese`` names a key ``english`` has not (a twin of nothing), or a key
+            that is already a twin, or a Chinese value that is not a string.
+    """
+    strays = sorted(set(chinese) - set(english))
+    if strays:
+        raise InvalidInputError(f"Chinese twins of keys the English values do not have: {strays}")
+    out = dict(english)
+    for key, text in chinese.items():
+        if key.endswith(TWIN_SUFFIX):
+            raise InvalidInputError(f"key {key!r} is already a twin; give the English key")
+        if not isinstance(text, str):
+            raise InvalidInputError(f"the Chinese twin of {key!r} must be a string, got {type(text).__name__}")
+        out[key + TWIN_SUFFIX] = text
+    return out
+
+
+def cjk_font_path(candidates: Iterable[str | Path] = CJK_FONT_FILES) -> Path:
+    """The first of ``candidates`` that exists: a font file with Chinese glyphs.
+
+    Raises:
+        MissingFontError: none exists; the message names the Debian package to install.
+    """
+    tried = [Path(c) for c in candidates]
+    for path in tried:
+        if path.is_file():
+            return path
+    raise MissingFontError(
+        "no font with Chinese glyphs found (tried " + ", ".join(map(str, tried)) + "); the Chinese figures need "
+        "one: on Debian, sudo apt-get install fonts-wqy-zenhei (make test installs it with Chromium)"
+    )

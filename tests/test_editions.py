@@ -1,0 +1,55 @@
+"""evalcore.book.editions: the Chinese twins a page glues beside its English words, and the CJK font."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalcore.book.editions import (
+    CJK_FONT_FILES,
+    LANGUAGES,
+    TWIN_SUFFIX,
+    MissingFontError,
+    cjk_font_path,
+    pick,
+    with_twins,
+)
+from evalcore.errors import InvalidInputError
+
+
+def test_pick_chooses_by_language_and_refuses_another():
+    assert [pick(lang, "accuracy", "准确率") for lang in LANGUAGES] == ["accuracy", "准确率"]
+    with pytest.raises(InvalidInputError, match="'fr'"):
+        pick("fr", "accuracy", "准确率")
+
+
+def test_with_twins_adds_each_chinese_value_under_the_twin_key():
+    english = {"n": 64, "verdict": "does not survive"}
+    out = with_twins(english, {"verdict": "没有经受住"})
+    assert out == {"n": 64, "verdict": "does not survive", "verdict" + TWIN_SUFFIX: "没有经受住"}
+    assert english == {"n": 64, "verdict": "does not survive"}  # not modified
+
+
+def test_with_twins_refuses_strays_twins_of_twins_and_non_strings():
+    with pytest.raises(InvalidInputError, match="'other'"):
+        with_twins({"verdict": "v"}, {"other": "别的"})
+    with pytest.raises(InvalidInputError, match="already a twin"):
+        with_twins({"verdict_zh": "v"}, {"verdict_zh": "已是孪生"})
+    with pytest.raises(InvalidInputError, match="must be a string"):
+        with_twins({"verdict": "v"}, {"verdict": 3})
+
+
+def test_the_first_existing_font_file_is_chosen(tmp_path):
+    present = tmp_path / "cjk.ttc"
+    present.write_bytes(b"font")
+    assert cjk_font_path([tmp_path / "missing.ttc", present]) == present
+
+
+def test_no_font_is_a_clear_error_naming_the_package(tmp_path):
+    with pytest.raises(MissingFontError, match="fonts-wqy-zenhei") as caught:
+        cjk_font_path([tmp_path / "a.ttc", tmp_path / "b.ttc"])
+    assert str(tmp_path / "a.ttc") in str(caught.value)
+
+
+def test_this_machine_has_one_of_the_fonts_the_figures_use():
+    # make test installs fonts-wqy-zenhei with Chromium (scripts/ensure_browser.sh)
+    assert str(cjk_font_path()) in CJK_FONT_FILES

@@ -1,0 +1,41 @@
+"""book/_ext/translated_glue.py: glued values, twins and docstring roles inside translated messages."""
+
+from __future__ import annotations
+
+from script_modules import load
+
+glue = load("book/_ext/translated_glue.py")
+
+
+def test_each_glue_role_becomes_a_reference_to_the_page_itself():
+    text = "共 {glue:text}`n_dev` 个，准确率 {glue:text}`acc:.3f`。"
+    assert glue.own_page_glue(text, "splits.md") == (
+        "共 {glue:text}`splits.md::n_dev:s` 个，准确率 {glue:text}`splits.md::acc:.3f`。"
+    )
+
+
+def test_a_value_of_another_page_is_left_to_myst_nb():
+    # Regression: the page's own name was once put before another page's reference.
+    text = "偏移 {glue:text}`/notebooks/scoring-by-hand.md::max_bos_shift:s` 奈特"
+    assert glue.own_page_glue(text, "tolerance.md") == text
+
+
+def test_a_key_with_a_twin_is_replaced_by_its_twin():
+    text = "它{glue:text}`verdict`，共 {glue:text}`n`。"
+    out = glue.own_page_glue(text, "p.md", frozenset({"verdict", "verdict_zh", "n"}), "_zh")
+    assert out == "它{glue:text}`p.md::verdict_zh:s`，共 {glue:text}`p.md::n:s`。"
+
+
+def test_english_sentences_are_told_from_numbers_and_names():
+    for sentence in ("does not survive", "from 4.3 items/s at batch size 1 to 9.0", "the same as",
+                     "larger, not smaller", "not recorded", "45 of 64", "0.12 to 0.34", "yes", "within"):  # fmt: skip
+        assert glue.reads_as_english(sentence), sentence
+    for value in ("0.734", "AuthenticAMD family 23 model 1 (AVX2)", "sentence, label, idx", "5275ff946a67",
+                  "a: set 2, k=2", "evalcore", "0.5 → 0.7", "lm_eval/api/task.py:410",
+                  '"N/A", "", "[MASK]"'):  # fmt: skip
+        assert not glue.reads_as_english(value), value
+
+
+def test_docstring_roles_are_spelled_for_myst():
+    assert glue.myst_roles("见 :py:class:`Record` 与 :func:`run`。") == "见 {py:class}`Record` 与 {func}`run`。"
+    assert glue.myst_roles("已是 {py:obj}`x` 与 `a:b:`c``") == "已是 {py:obj}`x` 与 `a:b:`c``"
