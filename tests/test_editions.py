@@ -10,6 +10,7 @@ from evalcore.book.editions import (
     TWIN_SUFFIX,
     MissingFontError,
     cjk_font_path,
+    cjk_rc,
     pick,
     with_twins,
 )
@@ -53,3 +54,19 @@ def test_no_font_is_a_clear_error_naming_the_package(tmp_path):
 def test_this_machine_has_one_of_the_fonts_the_figures_use():
     # make test installs fonts-wqy-zenhei with Chromium (scripts/ensure_browser.sh)
     assert str(cjk_font_path()) in CJK_FONT_FILES
+
+
+def test_cjk_rc_draws_chinese_labels_without_missing_glyphs(recwarn):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rc = cjk_rc()
+    assert rc["font.family"][0] == "DejaVu Sans" and len(rc["font.family"]) == 2
+    with plt.rc_context(rc):
+        fig, ax = plt.subplots()
+        ax.set_xlabel("示例数 k (demos)")
+        fig.canvas.draw()
+        plt.close(fig)
+    assert [str(w.message) for w in recwarn if "missing from font" in str(w.message)] == []

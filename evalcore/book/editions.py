@@ -23,7 +23,16 @@ from typing import Any, TypeVar
 
 from evalcore.errors import InvalidInputError
 
-__all__ = ["CJK_FONT_FILES", "LANGUAGES", "TWIN_SUFFIX", "MissingFontError", "cjk_font_path", "pick", "with_twins"]
+__all__ = [
+    "CJK_FONT_FILES",
+    "LANGUAGES",
+    "TWIN_SUFFIX",
+    "MissingFontError",
+    "cjk_font_path",
+    "cjk_rc",
+    "pick",
+    "with_twins",
+]
 
 TWIN_SUFFIX = "_zh"
 """A glue key's Chinese twin is ``key + TWIN_SUFFIX``."""
@@ -93,3 +102,23 @@ def cjk_font_path(candidates: Iterable[str | Path] = CJK_FONT_FILES) -> Path:
         "no font with Chinese glyphs found (tried " + ", ".join(map(str, tried)) + "); the Chinese figures need "
         "one: on Debian, sudo apt-get install fonts-wqy-zenhei (make test installs it with Chromium)"
     )
+
+
+def cjk_rc(font: str | Path | None = None) -> dict[str, Any]:
+    """matplotlib settings that draw Chinese labels: DejaVu Sans for Latin, then the CJK font for the rest.
+
+    Registers ``font`` (default :func:`cjk_font_path`) with matplotlib and quiets matplotlib's
+    font-manager log, which would otherwise report, into the page, that the font's one weight is
+    not called "normal". Use it as ``plt.rc_context(cjk_rc())`` around the Chinese figure.
+
+    Raises:
+        MissingFontError: no font with Chinese glyphs is installed.
+    """
+    import logging
+
+    from matplotlib import font_manager
+
+    path = Path(font) if font is not None else cjk_font_path()
+    font_manager.fontManager.addfont(str(path))
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
+    return {"font.family": ["DejaVu Sans", font_manager.FontProperties(fname=str(path)).get_name()]}

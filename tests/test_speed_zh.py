@@ -1,0 +1,409 @@
+"""The speed chapters' Chinese twins: the English keys, Chinese text, the same branch and the same numbers."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+from script_modules import load
+
+from evalcore.book.editions import TWIN_SUFFIX, with_twins
+from evalcore.book.machines import (
+    alone_glue,
+    amdahl_glue,
+    build_glue,
+    ceiling_glue,
+    cpu_glue,
+    profile_factors,
+    profile_glue,
+)
+from evalcore.book.speed import (
+    batch_size_glue,
+    differing_cells,
+    fair_glue,
+    fewshot_glue,
+    largest_difference,
+    padding_glue,
+    prefix_glue,
+    steadiness,
+)
+from evalcore.book.speed_zh import (
+    alone_glue_zh,
+    batch_size_glue_zh,
+    build_glue_zh,
+    ceiling_glue_zh,
+    cpu_glue_zh,
+    cpu_label_zh,
+    differing_cells_zh,
+    fair_glue_zh,
+    fewshot_glue_zh,
+    largest_difference_zh,
+    prefix_glue_zh,
+    profile_glue_zh,
+    steadiness_zh,
+)
+from evalcore.book.timeshares import GROUPS
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]\d+)?")
+
+
+def _twinned(english, chinese):
+    """Check a function's twins against its English values, key by key, and return them for branch checks.
+
+    Every twin is a key of the English values and a string, empty exactly where the English value is,
+    Chinese where it is not, and has the English value's numbers, spelled the same.
+    """
+    assert set(chinese) <= set(english)
+    for key, text in chinese.items():
+        assert isinstance(text, str), key
+        assert (text == "") == (english[key] == ""), key
+        assert not text or CJK.search(text), f"{key}: {text!r} has no Chinese"
+        assert sorted(NUMBER.findall(text)) == sorted(NUMBER.findall(str(english[key]))), (key, text, english[key])
+    glued = with_twins(english, chinese)  # what the pages glue
+    assert {k for k in glued if k.endswith(TWIN_SUFFIX)} == {k + TWIN_SUFFIX for k in chinese}
+    return chinese
+
+
+def _same_branch(english, chinese, markers):
+    """For each ``(English word, Chinese word)``: the Chinese text names it exactly when the English does."""
+    for en, zh in markers:
+        assert (en in english) == (zh in chinese), (en, zh, english, chinese)
+
+
+def _same(value):
+    return {"1": value, "2": value}
+
+
+FAIR = {
+    "items": 10,
+    "repeats": 3,
+    "items_per_s": {
+        "evalcore": {"1": [4.0, 5.0, 6.0], "2": [9.0, 10.0, 11.0]},
+        "evalcore_all_logits": {"1": [3.0, 3.0, 3.0], "2": [7.0, 8.0, 9.0]},
+        "harness": {"1": [3.0, 4.0, 5.0], "2": [4.0, 5.0, 9.0]},
+    },
+    "median": {"evalcore": {"1": 5.0, "2": 10.0}, "evalcore_all_logits": {"1": 3.0, "2": 8.0},
+               "harness": {"1": 4.0, "2": 5.0}},
+    "max_abs_diff_vs_harness_batch1": {"evalcore": {"1": 0.0, "2": 2e-6}, "evalcore_all_logits": _same(0.0),
+                                       "harness": _same(0.0)},
+    "argmax_agree_vs_harness_batch1": {"evalcore": {"1": 10, "2": 9}, "evalcore_all_logits": _same(10),
+                                       "harness": _same(10)},
+    "ceiling_beside_each_batch_size": {"1": [60.0, 64.0], "2": [50.0, 70.0]},
+    "gflops_per_item": 2.0,
+    "steady_spread": 1.25,
+    "machine_spread": 1.4,
+    "unsteady": [{"method": "harness", "batch_size": 2, "spread": 2.25}],
+    "arithmetic": {"threads": 2},
+}  # fmt: skip
+FAIR_MARKERS = [("every cell's", "每个单元的"), ("differed by more", "相差超过"), ("unsteady", "不稳定"),
+                ("bit for bit", "逐比特"), ("differ at all", "有任何差异"), ("within", "之内"),
+                ("outside", "超出")]  # fmt: skip
+
+
+def _fair_pairs(record):
+    english, chinese = fair_glue(record), _twinned(fair_glue(record), fair_glue_zh(record))
+    return [(english[k], chinese[k]) for k in chinese]
+
+
+def test_the_fair_twins_by_hand():
+    chinese = _twinned(fair_glue(FAIR), fair_glue_zh(FAIR))
+    assert set(chinese) == {"ratio_best_range", "ratio_one_range", "batch_gain_to_best", "steadiness", "one_caveat",
+                            "differ_cells", "machine_steady"}  # fmt: skip
+    assert chinese["ratio_best_range"] == "1.00 至 2.75" and chinese["ratio_one_range"] == "0.80 至 2.00"
+    assert chinese["batch_gain_to_best"] == "从批大小 1 时的 5.0 样本/秒到 10.0 样本/秒"
+    assert chinese["steadiness"].startswith("harness 在批大小 2 时（最快/最慢 2.25）的各次重复相差超过")
+    assert chinese["differ_cells"].endswith("evalcore（批大小 2）") and chinese["machine_steady"] == "超出了界限"
+    for english, text in _fair_pairs(FAIR):
+        _same_branch(english, text, FAIR_MARKERS)
+
+
+def test_the_fair_twins_when_all_was_steady_or_batch_one_was_not():
+    assert steadiness_zh([]) == "每个单元的各次重复都保持在这一界限之内"
+    _same_branch(steadiness([]), steadiness_zh([]), FAIR_MARKERS)
+    record = copy.deepcopy(FAIR)
+    record["unsteady"] = [{"method": m, "batch_size": 1, "spread": 1.5} for m in ("harness", "evalcore")]
+    record["max_abs_diff_vs_harness_batch1"]["evalcore"]["2"] = 0.0
+    record["machine_spread"] = 1.25  # on the bound is within it
+    chinese = fair_glue_zh(record)
+    assert chinese["one_caveat"].startswith("（harness 和 evalcore 在批大小 1 时的单元")
+    assert chinese["one_caveat"].endswith("较不确定的一个）")
+    assert chinese["differ_cells"] == differing_cells_zh(record) and chinese["machine_steady"] == "在界限之内"
+    _same_branch(differing_cells(record), chinese["differ_cells"], FAIR_MARKERS)
+    for english, text in _fair_pairs(record):
+        _same_branch(english, text, FAIR_MARKERS)
+
+
+def test_the_batch_size_twin_rises_and_falls_with_the_english():
+    record = {"median": {"evalcore": {"16": 10.0, "1": 4.0, "32": 9.0, "8": 8.0}}, "arithmetic": {"threads": 2}}
+    english = batch_size_glue(record, [5, 1, 5, 1])
+    chinese = _twinned(english, batch_size_glue_zh(record))
+    assert chinese == {"batch_growth": "从批大小 8 到 16，evalcore 的中位数上升了 25 %；"
+                                       "从批大小 16 到 32，evalcore 的中位数下降了 10 %"}  # fmt: skip
+    record["median"]["evalcore"]["32"] = 12.0
+    english = batch_size_glue(record, [5, 1, 5, 1])
+    chinese = _twinned(english, batch_size_glue_zh(record))
+    assert "fell" not in english["batch_growth"] and "下降" not in chinese["batch_growth"]
+
+
+def test_the_largest_difference_twin():
+    bench = {"batched": {"dev": {"10": {"max_abs_diff": 0.0, "argmax_agree": 5},
+                                 "2": {"max_abs_diff": 0.0, "argmax_agree": 5}}}}  # fmt: skip
+    markers = [("bit-identical", "逐位一致")]
+    for worst in (0.0, 3e-7):
+        bench["batched"]["dev"]["2"]["max_abs_diff"] = worst
+        english, chinese = largest_difference(bench), largest_difference_zh(bench)
+        _twinned({"maxdiff_best": english}, {"maxdiff_best": chinese})
+        _same_branch(english, chinese, markers)
+    assert largest_difference_zh(bench) == "3.0e-07 奈特"
+
+
+PREFIX = {
+    "n_items": 4, "candidates": [" very negative", " negative", " very positive", " positive"],
+    "harness": {"items_per_s": 2.0},
+    "full": {"items_per_s": 1.004, "forward_tokens": 100, "argmax_agree": 4, "max_abs_diff_vs_harness": 1e-6},
+    "shared": {"items_per_s": 2.5, "forward_tokens": 40, "argmax_agree": 3, "max_abs_diff_vs_harness": 1.5e-5},
+    "speedup_shared_vs_harness": 1.25,
+}  # fmt: skip
+AMD = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
+
+
+def test_a_cpu_has_a_twin_only_where_the_record_names_none():
+    assert _twinned(prefix_glue(PREFIX), prefix_glue_zh(PREFIX)) == {"px_cpu": "未记录型号的 CPU"}
+    named = PREFIX | {"arithmetic": AMD}
+    assert prefix_glue_zh(named) == {} and cpu_label_zh(prefix_glue(named)["px_cpu"]) == prefix_glue(named)["px_cpu"]
+
+
+def test_the_cpu_count_twins():
+    markers = [("one CPU", "一种"), ("distinct", "不同"), ("predate", "之前")]
+    records = {"fair.json": {"arithmetic": AMD}, "prefix.json": {"machine": {"cpus": 2}},
+               "build.json": {"runs": [{"arithmetic": AMD}, {"arithmetic": {"cpu_model": "Box"}}]}}  # fmt: skip
+    chinese = _twinned(cpu_glue(records), cpu_glue_zh(records))
+    assert chinese == {"n_cpus_named": "2 种不同的 CPU", "records_unnamed": "；其中 1 份记录产生于开始存储 CPU 之前"}
+    one = {"a.json": {"arithmetic": AMD}, "b.json": {"runs": [{"arithmetic": AMD}]}}
+    assert _twinned(cpu_glue(one), cpu_glue_zh(one)) == {"n_cpus_named": "一种 CPU", "records_unnamed": ""}
+    for case in (records, one):
+        for key, text in cpu_glue_zh(case).items():
+            _same_branch(cpu_glue(case)[key], text, markers)
+
+
+def _shot(e_runs, h_runs):
+    """A few-shot block with one batch size each, medians and speed-ups computed as the benchmark does."""
+    e, h = statistics.median(e_runs), statistics.median(h_runs)
+    return {"items_per_s": {"harness": {"1": h_runs}, "evalcore_prefix": {"4": e_runs}},
+            "median": {"harness": {"1": h}, "evalcore_prefix": {"4": e}},
+            "max_abs_diff_vs_harness_batch1": {"harness": {"1": 0.0}, "evalcore_prefix": {"4": 2e-5}},
+            "argmax_agree_vs_harness_batch1": {"harness": {"1": 8}, "evalcore_prefix": {"4": 8}},
+            "best": {"harness": {"batch_size": 1, "items_per_s": h},
+                     "evalcore_prefix": {"batch_size": 4, "items_per_s": e}},
+            "speedup_best_vs_best": e / h, "speedup_min_vs_max": min(e_runs) / max(h_runs),
+            "tokens_per_item_whole": 100.4, "tokens_per_item_after_prefix": 20.6}  # fmt: skip
+
+
+def test_the_few_shot_trend_twin_follows_the_ranges():
+    markers = [("clearly", "明显"), ("though", "不过"), ("not larger", "并不大于")]
+    record = {"items": 8, "repeats": 3, "shots": {"4": _shot([6, 8, 10], [2, 2, 2])}}
+    seen = set()
+    for eight in ([9, 10, 12], [12, 14, 16], [6, 7, 10]):  # ranges overlap; part; the median is not larger
+        record["shots"]["8"] = _shot(eight, [2, 2, 2])
+        english, chinese = fewshot_glue(record), _twinned(fewshot_glue(record), fewshot_glue_zh(record))
+        assert set(chinese) == {"fs_trend", "fs_cpu"}  # the record names no CPU
+        _same_branch(english["fs_trend"], chinese["fs_trend"], markers)
+        seen.add(next(zh for en, zh in markers if en in english["fs_trend"]))
+    assert seen == {"明显", "不过", "并不大于"}
+    record["arithmetic"] = AMD
+    assert set(fewshot_glue_zh(record)) == {"fs_trend"}
+
+
+MACHINE_FAIR = {
+    "items": 10,
+    "items_per_s": {"evalcore": {"1": [4.0, 5.0, 6.0], "2": [9.0, 10.0, 11.0]},
+                    "evalcore_all_logits": {"1": [3.0, 3.0, 3.0], "2": [7.0, 8.0, 9.0]},
+                    "harness": {"1": [3.0, 4.0, 5.0], "2": [4.0, 5.0, 9.0]}},
+    "median": {"evalcore": {"1": 5.0, "2": 10.0}, "evalcore_all_logits": {"1": 3.0, "2": 8.0},
+               "harness": {"1": 4.0, "2": 5.0}},
+    "ceiling_beside_each_batch_size": {"1": [60.0, 64.0], "2": [50.0, 70.0]},
+}  # fmt: skip
+WORK = {"harness": {"total": 20 * 10**9}, "evalcore_all_logits": {"total": 20 * 10**9}, "evalcore": {"total": 10**10}}
+CEILING_MARKERS = [("about as busy", "差不多一样忙"), ("the harness keeps", "评测框架让"),
+                   ("evalcore keeps", "evalcore 让"), ("no lead", "并不比"), ("about as fast", "差不多一样快"),
+                   ("even doing", "即使"), ("is slower", "慢")]  # fmt: skip
+
+
+def test_the_ceiling_twins_follow_the_ranges():
+    fair, work = copy.deepcopy(MACHINE_FAIR), dict(WORK)
+    cases = [(fair, work)]  # the ranges overlap on both counts
+    fair = copy.deepcopy(fair)
+    fair["items_per_s"]["harness"]["2"] = [4.0, 5.0, 6.0]  # the harness busier; evalcore faster on its work
+    work = WORK | {"evalcore": {"total": 5 * 10**9}}
+    cases.append((fair, work))
+    fair = copy.deepcopy(fair)
+    fair["median"]["evalcore_all_logits"]["2"] = 2.0  # evalcore slower on the harness's work
+    cases.append((fair, work))
+    fair = copy.deepcopy(fair)
+    fair["median"]["evalcore"] = {"1": 3.0, "2": 4.0}  # no lead at all
+    cases.append((fair, work))
+    fair = copy.deepcopy(MACHINE_FAIR)
+    fair["items_per_s"]["evalcore"]["2"], fair["median"]["evalcore"]["2"] = [30.0, 31.0, 32.0], 31.0  # evalcore busier
+    cases.append((fair, dict(WORK)))
+    branches = set()
+    for fair, work in cases:
+        english, chinese = ceiling_glue(fair, work), _twinned(ceiling_glue(fair, work), ceiling_glue_zh(fair, work))
+        assert set(chinese) == {"busier", "same_work"}
+        for key in chinese:
+            _same_branch(english[key], chinese[key], CEILING_MARKERS)
+            branches |= {zh for en, zh in CEILING_MARKERS if en in english[key]}
+    assert branches == {zh for _, zh in CEILING_MARKERS}  # every branch was taken
+
+
+def _groups(products_s=(2.0, 1.0, 1.0), gflop=(100.0, 50.0, 10.0), rest=(0.5, 0.5, 3.0, 2.0), wall=10.0):
+    """Stored groups: the three products, then attention softmax, log-softmax, other operators and outside."""
+    seconds = (*products_s, *rest)
+    counted = (*gflop, 0.0, 0.0, 0.0, 0.0)
+    return {g: {"seconds": s, "share": s / wall, "gflop": f, "gflop_per_s": f / s if f else 0.0}
+            for g, s, f in zip(GROUPS, seconds, counted, strict=True)}  # fmt: skip
+
+
+def _profiled_fair(ceiling=80.0):
+    run = {"batch_size": 16, "wall_s": 10.0, "unprofiled_median_s": 6.0, "groups": _groups()}
+    return {"time_shares": {"evalcore": run}, "ceiling_gflops": {"median": ceiling, "runs": [79.04, ceiling, 81.96]}}
+
+
+def test_the_profile_twins_name_the_products_faster_than_the_ceiling():
+    markers = [("faster than that measurement", "比那次测量运行得更快")]
+    for ceiling, over in ((80.0, False), (30.0, True)):  # the products ran at 40 GFLOP/s
+        fair = _profiled_fair(ceiling)
+        factors = profile_factors(fair, {"evalcore": {"total": 120 * 10**9}})
+        english = profile_glue(fair, factors)
+        chinese = _twinned(english, profile_glue_zh(fair, factors))
+        assert set(chinese) == {"ceil_after_runs", "over_ceiling"} and bool(chinese["over_ceiling"]) == over
+        _same_branch(english["over_ceiling"], chinese["over_ceiling"], markers)
+    assert chinese["over_ceiling"].startswith("在这条记录上，evalcore 的矩阵乘积")
+    assert chinese["over_ceiling"].endswith("波动幅度。")
+    assert profile_glue_zh(_profiled_fair(), factors)["ceil_after_runs"] == "79.0 至 82.0"
+
+
+def _alone_fair(block, inside):
+    fair = _profiled_fair()
+    fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"] = inside
+    fair["layer_products_alone"] = {"block_gflop_per_s": block, "rows": 431, "repeats": 20, "ceiling_size": 2048,
+                                    "ceiling_intensity": 341.33,
+                                    "products": {"q_proj": {"in": 576, "out": 576, "gflop_per_s": 36.04,
+                                                            "intensity": 86.3}}}  # fmt: skip
+    return fair
+
+
+def test_the_products_alone_twins():
+    markers = [("close to", "接近"), ("below", "低"), ("costs them little", "几乎不"), ("weights", "权重")]
+    for block, inside in ((40.0, 20.0), (76.0, 72.2)):  # far below the ceiling and slowed inside; close, and not
+        fair = _alone_fair(block, inside)
+        english, chinese = alone_glue(fair, 2**20), _twinned(alone_glue(fair, 2**20), alone_glue_zh(fair, 2**20))
+        assert set(chinese) == {"shape_verdict", "inside_verdict"}
+        for key in chinese:
+            _same_branch(english[key], chinese[key], markers)
+    assert chinese["inside_verdict"] == "是它们单独运行时速率的 0.95 倍：在模型内部运行几乎不给它们增加代价"
+
+
+def _build_run(cpu, cores, setup, commit, steps, **extra):
+    return {"arithmetic": cpu, "cpus": cores, "setup_s": setup, "commit": commit, "steps": steps} | extra
+
+
+OLD = _build_run(None, 4, 100.4, "a" * 40, {
+    "book-full (every page executed)": {"seconds": 600, "pages_executed": 20, "pages_executed_by_the_build": 2},
+    "book after a prose edit": {"seconds": 20.6, "pages_executed": 0},
+    "book after an evalcore edit": {"seconds": 660, "pages_executed": 20},
+    "test (as CI runs it)": {"seconds": 1200}})  # fmt: skip
+NEW = _build_run({"cpu_model": "Box"}, 2, 122.2, "0123456789abcdef", {
+    "book-full (every page executed)": {"seconds": 726, "pages_executed": 22, "pages_own_time_s": 1363,
+                                        "pages_wall_s": 706},
+    "book after a prose edit": {"seconds": 16.3, "pages_executed": 0},
+    "book after an evalcore edit": {"seconds": 761, "pages_executed": 22},
+    "test (as CI runs it)": {"seconds": 1800, "notebooks_stream_s": 769, "model_stream_s": 850}},
+    ceiling_gflops=70.4)  # fmt: skip
+
+
+def test_the_build_twins_for_a_full_run_and_an_untested_old_one():
+    markers = [("takes", "需要"), ("not timed", "没有计时"), ("one machine only", "只在一台"), ("slowest", "最慢"),
+               ("not recorded", "未记录")]  # fmt: skip
+    chinese = _twinned(build_glue([OLD, NEW]), build_glue_zh([OLD, NEW]))
+    assert chinese == {
+        "b_test": "需要 30.0 分钟", "b_streams": "模型流 850 s，笔记本流 769 s",
+        "b_spread": "表中有 2 次在不同机器上运行 make test 的记录，最慢的一次耗时是最快一次的 1.5 倍，所以这些等待时间"
+                    "取决于机器（矩阵乘法一列给出了每台机器在一个大型乘积上的速率，如有记录）"}  # fmt: skip
+    untested = copy.deepcopy(OLD)
+    del untested["steps"]["test (as CI runs it)"]
+    english = build_glue([untested])
+    chinese = _twinned(english, build_glue_zh([untested]))
+    assert chinese == {"b_test": "在这次运行中没有计时", "b_streams": "（未记录）", "b_pages_own": "（未记录）",
+                       "b_pages_wall": "（未记录）", "b_machine": "未记录型号的 CPU",
+                       "b_spread": "到目前为止，make test 只在一台机器上计过时"}  # fmt: skip
+    for runs in ([OLD, NEW], [untested]):
+        english, chinese = build_glue(runs), build_glue_zh(runs)
+        for key, text in chinese.items():
+            _same_branch(str(english[key]), text, markers)
+
+
+def _record(name):
+    return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+PARAMETERS = 134_515_008
+"""SmolLM2-135M-Instruct's parameter count (its float32 weights' size is a number in a sentence)."""
+
+
+def _record_work(fair):
+    """Each method's work on the fair record's items without the model: the record's own count of a full
+    forward pass, less, for evalcore, the vocabulary projection (576 by 49152) at every position but the last."""
+    full = round(fair["gflops_per_item"] * fair["items"] * 1e9)
+    skipped = 2 * 576 * 49152 * (fair["input_tokens"] - fair["items"])
+    return {"harness": {"total": full}, "evalcore_all_logits": {"total": full}, "evalcore": {"total": full - skipped}}
+
+
+def _stored_glue():
+    """Each English glue dict the two pages build from the stored records, with its Chinese twins."""
+    fair, scoring, fewshot, prefix = (_record(name) for name in ("fair", "scoring", "fewshot", "prefix"))
+    runs = _record("build")["runs"]
+    records = {f"{name}.json": _record(name) for name in ("fair", "fewshot", "prefix", "scoring")}
+    work, lengths = _record_work(fair), [1, 3, 2, 5] * 10
+    factors = profile_factors(fair, work)
+    return {
+        "cpu_glue": (cpu_glue(records), cpu_glue_zh(records)),
+        "fair_glue": (fair_glue(fair), fair_glue_zh(fair)),
+        "largest_difference": ({"maxdiff_best": largest_difference(scoring)},
+                               {"maxdiff_best": largest_difference_zh(scoring)}),
+        "prefix_glue": (prefix_glue(prefix), prefix_glue_zh(prefix)),
+        "fewshot_glue": (fewshot_glue(fewshot), fewshot_glue_zh(fewshot)),
+        "ceiling_glue": (ceiling_glue(fair, work), ceiling_glue_zh(fair, work)),
+        "profile_glue": (profile_glue(fair, factors), profile_glue_zh(fair, factors)),
+        "alone_glue": (alone_glue(fair, PARAMETERS), alone_glue_zh(fair, PARAMETERS)),
+        "build_glue": (build_glue(runs), build_glue_zh(runs)),
+        "batch_size_glue": (batch_size_glue(fair, lengths), batch_size_glue_zh(fair)),
+        "padding_glue": (padding_glue(lengths, 16), {}),  # numbers only
+        "amdahl_glue": (amdahl_glue(fair, factors), {}),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(_stored_glue()))
+def test_every_english_sentence_from_the_stored_records_has_a_chinese_twin(name):
+    reads_as_english = load("book/_ext/translated_glue.py").reads_as_english
+    english, chinese = _stored_glue()[name]
+    _twinned(english, chinese)
+    untwinned = [key for key, value in english.items() if reads_as_english(str(value)) and key not in chinese]
+    assert untwinned == []
+
+
+ZH_FUNCTIONS = ("cpu_glue", "fair_glue", "largest_difference", "prefix_glue", "fewshot_glue", "ceiling_glue",
+                "profile_glue", "alone_glue", "build_glue", "batch_size_glue")  # fmt: skip
+
+
+@pytest.mark.parametrize("page", ["book/performance.md", "book/performance-time.md"])
+def test_the_pages_glue_the_twin_of_each_sentence_they_glue(page):
+    text = (ROOT / page).read_text(encoding="utf-8")
+    used = [name for name in ZH_FUNCTIONS if re.search(rf"\b{name}\(", text)]
+    assert used and [name for name in used if f"{name}_zh(" not in text] == []
