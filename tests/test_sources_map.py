@@ -3,7 +3,8 @@
 Guards against: an entry that names a section no page defines (the build would fail late, or a
 reader would land nowhere), a numbered chapter that no item of the sources leads to, an item of
 the sources that the book takes up but the map forgets, a glued value whose page or key is gone,
-and an extension that accepts a malformed entry without naming it.
+an extension that accepts a malformed entry without naming it, and a Chinese edition whose tables
+show English, or a Chinese text that lost a role, a glue key, a piece of code or math of its English.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
+from docutils import nodes
 from script_modules import ROOT, load
 
 ext = load("book/_ext/sources_map.py")
+catalogues = load("scripts/check_catalogues.py")
 DATA = ROOT / "book/_data/sources.yml"
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 TARGET = re.compile(r"^\(([A-Za-z0-9][\w.-]*)\)=\s*$", re.MULTILINE)
@@ -48,7 +52,8 @@ def test_the_data_fits_the_schema_and_has_both_sources():
     assert len(ENTRIES) == len(yaml.safe_load(DATA.read_text(encoding="utf-8")))
     kinds = Counter((e.source, e.kind) for e in ENTRIES)
     assert {source for source, _ in kinds} == set(ext.SOURCES)
-    assert all(e.book_value and e.cause for e in ENTRIES if e.kind == "number")
+    assert all(e.book_value and e.cause and e.cause_zh for e in ENTRIES if e.kind == "number")
+    assert all(e.item_zh for e in ENTRIES)
 
 
 def test_every_label_is_a_target_of_a_page_in_the_toc():
@@ -75,7 +80,8 @@ def test_every_glued_value_names_a_page_in_the_toc_and_a_key_it_glues():
 def test_no_number_of_this_book_is_typed_in_a_book_value():
     for entry in ENTRIES:
         if entry.kind == "number":
-            assert not re.search(r"\d", GLUE.sub("", entry.book_value)), entry.item
+            for value in (entry.book_value, entry.book_value_zh or ""):
+                assert not re.search(r"\d", GLUE.sub("", value)), entry.item
 
 
 MUST_HAVE = [
@@ -147,7 +153,117 @@ def test_the_extension_is_registered():
     assert "sources_map" in config["sphinx"]["extra_extensions"]
 
 
-GOOD = {"source": "wiki", "kind": "claim", "item": "An item.", "covered_by": ["ledger"]}
+PAIRS = catalogues.term_pairs(catalogues.load_terms())
+
+
+def chinese_texts() -> list[tuple[str, str, str]]:
+    """``(field, English, Chinese)`` of every text of the real data that has a Chinese version."""
+    found = [("item", e.item, e.item_zh) for e in ENTRIES]
+    found += [("cause", e.cause, e.cause_zh) for e in ENTRIES if e.kind == "number"]
+    found += [("book_value", e.book_value, e.book_value_zh) for e in ENTRIES if e.book_value_zh]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("field", "english", "chinese"), chinese_texts(), ids=[f"{f}: {en[:40]}" for f, en, _ in chinese_texts()]
+)
+def test_each_chinese_text_is_chinese_and_keeps_the_markup_and_terms_of_its_english(field, english, chinese):
+    assert catalogues.CJK.search(chinese), f"{field} {english!r}: its Chinese has no Chinese character"
+    assert catalogues.check_message(english, chinese, PAIRS) == [], f"{field} {english!r}"
+
+
+def test_a_book_value_with_words_has_a_chinese_version():
+    for entry in ENTRIES:
+        if entry.kind == "number" and catalogues.prose_words(entry.book_value):
+            assert entry.book_value_zh, f"{entry.item!r}: book_value {entry.book_value!r} has no book_value_zh"
+
+
+def test_the_chinese_words_name_the_same_sources_kinds_and_headers():
+    assert list(ext.SOURCES_ZH) == list(ext.SOURCES) and list(ext.KINDS_ZH) == list(ext.KINDS)
+    assert list(ext.HEADERS_ZH) == list(ext.HEADERS)
+    for text in [*ext.KINDS_ZH.values(), *ext.HEADERS_ZH.values(), ext.SOURCES_ZH["article"]]:
+        assert catalogues.CJK.search(text), text
+
+
+@pytest.mark.parametrize(("language", "chinese"), [("zh_CN", True), ("zh", True), ("en", False), (None, False)])
+def test_the_language_of_the_build_picks_the_words(language, chinese):
+    assert ext.is_chinese(language) is chinese
+    expected = (ext.SOURCES_ZH, ext.KINDS_ZH, ext.HEADERS_ZH) if chinese else (ext.SOURCES, ext.KINDS, ext.HEADERS)
+    assert ext.words(language) == expected
+
+
+def render(language: str | None, source: str | None) -> list[nodes.Node]:
+    """What ``{sources-map}`` renders for the real data, in a build of ``language``, without Sphinx.
+
+    The page's parser is left out: each text is pasted as it is, so a cell shows the field it was given.
+    """
+    env = SimpleNamespace(srcdir=str(ROOT), docname="book/sources", config=SimpleNamespace(language=language),
+                          note_dependency=lambda path: None)  # fmt: skip
+    state = SimpleNamespace(document=SimpleNamespace(settings=SimpleNamespace(env=env)),
+                            inline_text=lambda text, lineno: ([nodes.Text(text)], []))  # fmt: skip
+    machine = SimpleNamespace(reporter=None, get_source_and_line=lambda lineno: ("book/sources.md", lineno))
+    directive = ext.SourcesMapDirective(
+        "sources-map", ["book/_data/sources.yml"], {"source": source} if source else {}, [], 1, 0, "", state, machine
+    )
+    return directive.run()
+
+
+def rows(table: nodes.Node) -> list[list[str]]:
+    return [[cell.astext() for cell in row.children] for row in table.findall(nodes.row)]
+
+
+def shown(entry, chinese: bool) -> list[str]:
+    """The cells of an entry's row: its Chinese fields in the Chinese edition (a book value without one as it is)."""
+    if chinese:
+        texts = [entry.item_zh, entry.book_value_zh or entry.book_value, entry.cause_zh]
+    else:
+        texts = [entry.item, entry.book_value, entry.cause]
+    return [*(texts if entry.kind == "number" else texts[:1]), ", ".join(entry.covered_by)]
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+@pytest.mark.parametrize("source", ["article", "wiki"])
+def test_the_tables_are_in_the_language_of_the_build(language, source):
+    chinese = language.startswith("zh")
+    names, titles, headers = ext.words(language)
+    found = render(language, source)
+    groups = ext.by_kind(ENTRIES, source)
+    assert [n.astext() for n in found if isinstance(n, nodes.rubric)] == [titles[kind] for kind in groups]
+    tables = [n for n in found if isinstance(n, nodes.table)]
+    for (kind, group), table in zip(groups.items(), tables, strict=True):
+        head, *body = rows(table)
+        if kind == "number":
+            assert head == [names[source], headers["book"], headers["cause"], headers["measured"]]
+        else:
+            assert head == [headers["item"], headers["covered"]]
+        assert body == [shown(entry, chinese) for entry in group]
+    english = {*ext.HEADERS.values(), *ext.SOURCES.values(), *ext.KINDS.values()}
+    if chinese:
+        assert not {text for node in found for row in rows(node) for text in row} & english
+        assert not {node.astext() for node in found} & english
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+def test_both_sources_are_named_in_the_language_of_the_build(language):
+    names, titles, _ = ext.words(language)
+    rubrics = [n.astext() for n in render(language, None) if isinstance(n, nodes.rubric)]
+    assert [r for r in rubrics if r not in titles.values()] == [names["article"], names["wiki"]]
+
+
+def test_a_chinese_build_shows_the_chinese_fields_and_falls_back_only_for_a_book_value():
+    fields = {"position": 1, "source": "article", "kind": "number", "item": "An item.", "item_zh": "一个条目。",
+              "covered_by": ("ledger",), "book_value": "glued", "cause": "why", "cause_zh": "原因"}  # fmt: skip
+    entry = ext.Entry(**fields)
+    assert entry.texts(chinese=True) == ("一个条目。", "glued", "原因")
+    assert entry.texts(chinese=False) == ("An item.", "glued", "why")
+    assert ext.Entry(**fields, book_value_zh="值").texts(chinese=True) == ("一个条目。", "值", "原因")
+
+
+GOOD = {"source": "wiki", "kind": "claim", "item": "An item.", "item_zh": "一个条目。", "covered_by": ["ledger"]}
+NUMBER = {**GOOD, "kind": "number", "item": "A figure.", "item_zh": "一个数字。", "book_value": "glued",
+          "cause": "why", "cause_zh": "原因"}  # fmt: skip
+AS_NUMBER = {"kind": "number", "book_value": "v", "cause": "c"}
+"""A change that makes an entry a number with all but its Chinese cause."""
 
 
 def write(tmp_path: Path, entries: object) -> Path:
@@ -157,10 +273,11 @@ def write(tmp_path: Path, entries: object) -> Path:
 
 
 def test_a_valid_file_loads(tmp_path):
-    number = {**GOOD, "kind": "number", "item": "A figure.", "book_value": "glued", "cause": "why"}
-    entries = ext.load_entries(write(tmp_path, [GOOD, number]))
-    assert [(e.position, e.kind) for e in entries] == [(1, "claim"), (2, "number")]
-    assert entries[1].covered_by == ("ledger",) and entries[1].cause == "why"
+    entries = ext.load_entries(write(tmp_path, [GOOD, NUMBER, {**NUMBER, "item": "B.", "book_value_zh": "值"}]))
+    assert [(e.position, e.kind) for e in entries] == [(1, "claim"), (2, "number"), (3, "number")]
+    assert entries[0].item_zh == "一个条目。" and entries[0].cause_zh is None
+    assert entries[1].covered_by == ("ledger",) and entries[1].cause == "why" and entries[1].cause_zh == "原因"
+    assert entries[1].book_value_zh is None and entries[2].book_value_zh == "值"
     assert list(ext.by_kind(entries, "wiki")) == ["claim", "number"]
     assert ext.by_kind(entries, "article") == {}
 
@@ -175,9 +292,18 @@ def test_a_valid_file_loads(tmp_path):
         ({"covered_by": ["{ref}`ledger`"]}, r"entry 2 .*not label"),
         ({"covered_by": ["ledger", "ledger"]}, r"entry 2 .*names a label twice"),
         ({"item": ""}, r"entry 2 .*'item' must be a non-empty string"),
+        ({"item_zh": ""}, r"entry 2 \(wiki/claim 'Second\.'\): 'item_zh' must be a non-empty string"),
+        ({"item_zh": "  "}, r"entry 2 .*'item_zh' must be a non-empty string"),
+        ({"item_zh": ["条目"]}, r"entry 2 .*'item_zh' must be a non-empty string"),
         ({"colour": "red"}, r"entry 2 .*unknown field\(s\) colour"),
-        ({"kind": "number"}, r"entry 2 .*a number needs book_value, cause"),
+        ({"item_en": "x", "cause_fr": "y"}, r"entry 2 .*unknown field\(s\) cause_fr, item_en"),
+        ({"kind": "number"}, r"entry 2 .*a number needs book_value, cause, cause_zh$"),
+        (AS_NUMBER, r"entry 2 \(wiki/number 'Second\.'\): a number needs cause_zh$"),
+        ({**AS_NUMBER, "cause_zh": ""}, r"entry 2 .*'cause_zh' must be a non-empty string"),
+        ({**AS_NUMBER, "cause_zh": "因", "book_value_zh": 3}, r"entry 2 .*'book_value_zh' must be a non-empty string"),
         ({"cause": "why"}, r"entry 2 .*cause belong\(s\) to kind 'number' only"),
+        ({"cause_zh": "原因"}, r"entry 2 .*cause_zh belong\(s\) to kind 'number' only"),
+        ({"book_value_zh": "值"}, r"entry 2 .*book_value_zh belong\(s\) to kind 'number' only"),
         ({"item": "An item."}, r"entry 2 .*the same item as entry 1"),
     ],
 )
@@ -188,11 +314,19 @@ def test_a_bad_entry_is_refused_by_name(tmp_path, change, message):
     assert str(path) in str(raised.value)
 
 
-@pytest.mark.parametrize("field", ["source", "kind", "item", "covered_by"])
+@pytest.mark.parametrize("field", ["source", "kind", "item", "item_zh", "covered_by"])
 def test_a_missing_field_is_named(tmp_path, field):
     entry = {k: v for k, v in GOOD.items() if k != field}
     with pytest.raises(ext.SourcesMapError, match=rf"entry 1\b.*missing field\(s\) {field}"):
         ext.load_entries(write(tmp_path, [entry]))
+
+
+def test_an_entry_without_its_chinese_is_refused_by_name(tmp_path):
+    entry = {k: v for k, v in NUMBER.items() if k != "item_zh"}
+    path = write(tmp_path, [GOOD, entry])
+    with pytest.raises(ext.SourcesMapError) as raised:
+        ext.load_entries(path)
+    assert str(raised.value) == f"{path}: entry 2 (wiki/number 'A figure.'): missing field(s) item_zh"
 
 
 @pytest.mark.parametrize("content", ["", "a: 1\n", "- just a string\n", "[unclosed\n"])

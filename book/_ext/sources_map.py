@@ -5,14 +5,17 @@ article" and "the wiki" (a claim, a number, a term, a practice task, a mastery c
 the capstone, an item of the research agenda) with the sections of this book that cover
 it. The list is data, ``book/_data/sources.yml``: one entry per item, with the fields
 ``source``, ``kind``, ``item`` and ``covered_by`` (labels of ``(label)=`` targets), and, for a
-number that differs from the article's, ``book_value`` and ``cause``.
+number that differs from the article's, ``book_value`` and ``cause``; each text has its Chinese
+in a ``_zh`` field (``item_zh``, ``cause_zh``; ``book_value_zh`` where the value has words).
 
 The directive ``{sources-map}`` reads that file (its argument is a path relative to the
 source directory), refuses an entry that does not fit the schema with an error naming
 the entry, and renders one table per kind, for one source (``:source:``) or for both.
 Every label in ``covered_by`` becomes a ``std:ref`` cross-reference that Sphinx resolves,
 so a missing label fails the ``-W`` build; the text fields are parsed as inline markup
-(code, math, glue, roles). The data file is a dependency of the page that reads it.
+(code, math, glue, roles). The data file is a dependency of the page that reads it. The
+message catalogues do not reach these tables, so a build whose ``language`` is Chinese
+(``zh_CN``) shows the ``_zh`` fields and :data:`SOURCES_ZH`, :data:`KINDS_ZH`, :data:`HEADERS_ZH`.
 """
 
 from __future__ import annotations
@@ -43,11 +46,24 @@ KINDS = {
 }
 """The kinds of item, in the order the tables are rendered, with the title of each table."""
 
-REQUIRED = ("source", "kind", "item", "covered_by")
+HEADERS = {"item": "Item", "covered": "Covered in", "book": "This book", "cause": "Why they differ",
+           "measured": "Measured in"}  # fmt: skip
+"""The tables' column headers (a number's table names its source in the first column)."""
+
+SOURCES_ZH = {"article": "文章", "wiki": "wiki"}
+KINDS_ZH = {"claim": "论断", "number": "与本书不同的数字", "term": "术语", "exercise": "练习任务",
+            "mastery": "掌握标准", "capstone": "综合作业", "agenda": "研究议程"}  # fmt: skip
+HEADERS_ZH = {"item": "条目", "covered": "涵盖章节", "book": "本书", "cause": "差异原因", "measured": "测量章节"}
+"""The same names, titles and headers in the Chinese edition (as the page's catalogue translates them)."""
+
+REQUIRED = ("source", "kind", "item", "item_zh", "covered_by")
 """Fields every entry has."""
 
-NUMBER_FIELDS = ("book_value", "cause")
+NUMBER_FIELDS = ("book_value", "cause", "cause_zh")
 """Fields an entry of kind ``number`` has, and no other kind: this book's value and why it differs."""
+
+NUMBER_OPTIONAL = ("book_value_zh",)
+"""A field an entry of kind ``number`` may have: this book's value in Chinese, where it has words."""
 
 LABEL = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 """What a ``(label)=`` target looks like."""
@@ -55,6 +71,16 @@ LABEL = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 class SourcesMapError(ValueError):
     """The data file does not fit the schema; the message names the file and the entry."""
+
+
+def is_chinese(language: str | None) -> bool:
+    """Whether a build's ``language`` (``zh_CN``, ``zh``, ...) is the Chinese edition's."""
+    return (language or "").startswith("zh")
+
+
+def words(language: str | None) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """The names of the sources, the titles of the tables and the column headers in ``language``'s edition."""
+    return (SOURCES_ZH, KINDS_ZH, HEADERS_ZH) if is_chinese(language) else (SOURCES, KINDS, HEADERS)
 
 
 @dataclass(frozen=True)
@@ -66,9 +92,18 @@ class Entry:
     source: str
     kind: str
     item: str
+    item_zh: str
     covered_by: tuple[str, ...]
     book_value: str | None = None
     cause: str | None = None
+    book_value_zh: str | None = None
+    cause_zh: str | None = None
+
+    def texts(self, chinese: bool) -> tuple[str, str | None, str | None]:
+        """The item, this book's value and the cause in one edition; a book value with no Chinese as it is."""
+        if chinese:
+            return self.item_zh, self.book_value_zh or self.book_value, self.cause_zh
+        return self.item, self.book_value, self.cause
 
 
 def describe(position: int, raw: object) -> str:
@@ -107,7 +142,7 @@ def parse_entry(raw: object, position: int) -> Entry:
     missing = [field for field in REQUIRED if field not in raw]
     if missing:
         raise SourcesMapError(f"{name}: missing field(s) {', '.join(missing)}")
-    unknown = sorted(set(raw) - set(REQUIRED) - set(NUMBER_FIELDS))
+    unknown = sorted(set(raw) - set(REQUIRED) - set(NUMBER_FIELDS) - set(NUMBER_OPTIONAL))
     if unknown:
         raise SourcesMapError(f"{name}: unknown field(s) {', '.join(map(str, unknown))}")
     source, kind = raw["source"], raw["kind"]
@@ -123,9 +158,9 @@ def parse_entry(raw: object, position: int) -> Entry:
         raise SourcesMapError(f"{name}: 'covered_by' holds {bad!r}, not label(s)")
     if len(set(covered)) != len(covered):
         raise SourcesMapError(f"{name}: 'covered_by' names a label twice: {covered!r}")
-    present = [field for field in NUMBER_FIELDS if field in raw]
-    if kind == "number" and len(present) != len(NUMBER_FIELDS):
-        absent = [field for field in NUMBER_FIELDS if field not in raw]
+    present = [field for field in (*NUMBER_FIELDS, *NUMBER_OPTIONAL) if field in raw]
+    absent = [field for field in NUMBER_FIELDS if field not in raw]
+    if kind == "number" and absent:
         raise SourcesMapError(f"{name}: a number needs {', '.join(absent)}")
     if kind != "number" and present:
         raise SourcesMapError(f"{name}: {', '.join(present)} belong(s) to kind 'number' only")
@@ -135,9 +170,12 @@ def parse_entry(raw: object, position: int) -> Entry:
         source=source,
         kind=kind,
         item=_text(raw, "item", name),
+        item_zh=_text(raw, "item_zh", name),
         covered_by=tuple(covered),
         book_value=values.get("book_value"),
         cause=values.get("cause"),
+        book_value_zh=values.get("book_value_zh"),
+        cause_zh=values.get("cause_zh"),
     )
 
 
@@ -201,12 +239,13 @@ class SourcesMapDirective(SphinxDirective):
         except SourcesMapError as exc:
             raise self.error(str(exc)) from exc
         wanted = [self.options["source"]] if "source" in self.options else list(SOURCES)
+        names, titles, _ = words(self.env.config.language)
         found: list[nodes.Node] = []
         for source in wanted:
             if len(wanted) > 1:
-                found.append(nodes.rubric(text=SOURCES[source]))
+                found.append(nodes.rubric(text=names[source]))
             for kind, group in by_kind(entries, source).items():
-                found.append(nodes.rubric(text=KINDS[kind], classes=["sources-map-kind"]))
+                found.append(nodes.rubric(text=titles[kind], classes=["sources-map-kind"]))
                 found.append(self.table(source, kind, group))
         return found
 
@@ -237,11 +276,12 @@ class SourcesMapDirective(SphinxDirective):
 
     def table(self, source: str, kind: str, entries: list[Entry]) -> nodes.table:
         """One table: the item (and, for numbers, this book's value and the cause) and where it is covered."""
+        names, _, header = words(self.env.config.language)
         if kind == "number":
-            headers = [SOURCES[source], "This book", "Why they differ", "Measured in"]
+            headers = [names[source], header["book"], header["cause"], header["measured"]]
             widths = [30, 20, 35, 15]
         else:
-            headers = ["Item", "Covered in"]
+            headers = [header["item"], header["covered"]]
             widths = [70, 30]
         table = nodes.table(classes=["sources-map", f"sources-map-{kind}"])
         group = nodes.tgroup(cols=len(headers))
@@ -253,9 +293,10 @@ class SourcesMapDirective(SphinxDirective):
         body = nodes.tbody()
         group += body
         for entry in entries:
-            cells = [self.inline(entry.item)]
+            item, book_value, cause = entry.texts(is_chinese(self.env.config.language))
+            cells = [self.inline(item)]
             if kind == "number":
-                cells += [self.inline(entry.book_value or ""), self.inline(entry.cause or "")]
+                cells += [self.inline(book_value or ""), self.inline(cause or "")]
             cells.append(self.references(entry.covered_by))
             body += nodes.row("", *(nodes.entry("", cell) for cell in cells))
         return table
