@@ -22,7 +22,9 @@ every number on a Chinese page is the number computed for the English one.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
+import json
 import shutil
 import sys
 import tempfile
@@ -93,6 +95,9 @@ def edition_config(base: dict[str, Any], language: str = LANGUAGE, root: Path = 
         **sphinx.get("config", {}),
         **catalogue_settings(root),
         "language": language,
+        # MyST-NB's labels on folded code cells, which no catalogue reaches
+        "nb_code_prompt_show": "显示代码单元格",
+        "nb_code_prompt_hide": "隐藏代码单元格",
         # Sphinx's Chinese search splits text into words with jieba; the book's terms are words too.
         "html_search_options": {"dict": str((root / "_build" / language / "search-terms.txt").resolve())},
     }
@@ -130,11 +135,17 @@ def load_terms(path: Path = TERMS) -> list[dict[str, str]]:
 
 
 def _import(folder: Path, name: str) -> Any:
-    sys.path.insert(0, str(folder))
-    try:
-        return __import__(name)
-    finally:
-        sys.path.pop(0)
+    """The module of the file ``folder/name.py``, loaded by its path (``sys.path`` untouched)."""
+    key = f"evalbook_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, folder / f"{name}.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {folder / name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def executed_pages(root: Path = ROOT) -> tuple[dict[str, Any], list[str]]:
@@ -163,6 +174,15 @@ def uncached_pages(root: Path = ROOT) -> list[str]:
     return executed_pages(root)[1]
 
 
+def stored_condition_names(root: Path = ROOT) -> list[str]:
+    """The names of every condition of the stored Part III records (``experiments/results/part3``), sorted."""
+    names: set[str] = set()
+    for path in sorted((root / "experiments" / "results" / "part3").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        names.update(record.get("conditions", {}) if isinstance(record, dict) else {})
+    return sorted(names)
+
+
 def write_output_messages(root: Path, outdir: Path) -> int:
     """Write the table headers of every executed page's outputs as ``outputs.pot``; return their number.
 
@@ -181,6 +201,9 @@ def write_output_messages(root: Path, outdir: Path) -> int:
         )
     catalogue = Catalog(project=TITLES[LANGUAGE], copyright_holder="The evalcore authors", charset="utf-8")
     messages = translated_outputs.header_messages(executed.values())
+    # A table that audits a random sample of a record's conditions at every build names a
+    # different sample each time: every stored condition name is a message, so any sample is.
+    messages += [name for name in stored_condition_names(root) if name not in messages]
     for message in messages:
         catalogue.add(message)
     buffer = io.BytesIO()

@@ -62,3 +62,10 @@ def test_the_table_headers_need_the_executed_pages(monkeypatch, tmp_path):
     with pytest.raises(edition.EditionError, match="official-run"):
         edition.write_output_messages(ROOT, tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_stored_condition_name_is_a_message():
+    # The Part III pages audit a random sample of conditions at every build, and the sample names
+    # the table's rows: a sample drawn on another machine must find its names translated too.
+    names = edition.stored_condition_names(ROOT)
+    assert len(names) > 50 and "k=0" in names and "order 0123" in names

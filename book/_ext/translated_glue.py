@@ -18,9 +18,11 @@ Most glued values are numbers. A few are words a page computes (a verdict such a
 not survive", a sentence about a measurement): the page glues those twice, in English under
 ``key`` and in Chinese under ``key_zh`` (:func:`evalcore.book.editions.glue_both`), and a
 translated message, or a reference from another page, pastes the twin of its own language.
-A glued value that reads as an English sentence and has no twin is a warning in a translated
-build (an error under the book's ``-W``), so no English sentence reaches a Chinese page
-through a number's slot.
+A few shapes need no twin: a range ("0.40 to 0.66"), a count ("45 of 64") and yes/no/none
+are written in the edition's language by rule (:func:`localize_value`), their numbers
+untouched. A pasted value that still reads as English is a warning in a translated build
+(an error under the book's ``-W``), so no English sentence reaches a Chinese page through a
+number's slot.
 Figures work the same way: a page draws each figure twice, and in a translated build the
 ``{glue:figure}`` directive shows the twin (a figure without one is a warning).
 
@@ -34,10 +36,13 @@ catalogue keeps the docstring's own spelling, as the English has it.
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
+from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -116,8 +121,8 @@ def _rewrite(parse: Any) -> Any:
 
 class TwinReferences(SphinxPostTransform):
     """In a translated build, point each pasted value (a reference to a page's glued key, which a
-    translated message or another page makes) at the key's twin where its page glued one, and warn
-    about a value that reads as English and has none. Runs before MyST-NB resolves them (priority 5)."""
+    translated message or another page makes) at the key's twin where its page glued one. Runs
+    before MyST-NB resolves the references (priority 5)."""
 
     default_priority = 4
 
@@ -129,17 +134,76 @@ class TwinReferences(SphinxPostTransform):
         if not suffix:
             return
         folder = self.env.mystnb_config.output_folder
+        twins: set[str] = set()
         for node in self.document.findall(PendingGlueReference):
             glued = read_glue_cache(folder, node.refdoc)
-            key = node["key"]
-            if key + suffix in glued:
-                node["key"] = key + suffix
+            if node["key"] + suffix in glued:
+                node["key"] += suffix
+            if node["key"].endswith(suffix) and node["key"] in glued:  # a twin, swapped here or while parsing
+                twins.add(_plain(glued[node["key"]].get("data", {}).get("text/plain", "")))
+        self.document["evalbook_twin_texts"] = twins
+
+
+class LocalizePastedValues(SphinxPostTransform):
+    """In a translated build, write the pasted values that are not twins in the edition's language
+    where a rule can (ranges, counts, yes/no), and warn about any that still reads as English."""
+
+    default_priority = 6  # after MyST-NB pasted them (5)
+
+    def run(self, **kwargs: Any) -> None:
+        language = self.config.language or ""
+        if language not in TWIN_SUFFIX:
+            return
+        twins = self.document.get("evalbook_twin_texts", set())
+        for node in list(self.document.findall(nodes.inline)):
+            if "pasted-text" not in node.get("classes", []):
                 continue
-            text = glued.get(key, {}).get("data", {}).get("text/plain", "")
-            if reads_as_english(text):
-                LOGGER.warning("glued value %r of %s reads as English (%s) and has no %r twin for the %s edition",
-                               key, node.refdoc, text[:60], key + suffix, self.config.language,
-                               location=node)  # fmt: skip
+            text = node.astext()
+            if " ".join(text.split()) in twins:  # the page's own choice for this edition
+                node["classes"].append("evalbook-twin")
+                continue
+            local = localize_value(text, language)
+            if local != text:
+                node.children = [nodes.Text(local)]
+            elif reads_as_english(text):
+                LOGGER.warning("pasted value %r reads as English and its page glues no twin for the %s edition",
+                               text[:60], language, location=node)  # fmt: skip
+
+
+def _plain(text: str) -> str:
+    """A pasted text as shown: a glued string's ``text/plain`` is its repr, so it is read back first."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = None
+        if isinstance(value, str):
+            text = value
+    return " ".join(text.split())
+
+
+NUMBER = r"[-+]?\d[\d.,]*(?:e[-+]?\d+)?"
+VALUE_RULES = {
+    "zh_CN": (
+        (re.compile(rf"^({NUMBER}) to ({NUMBER})$"), r"\1 至 \2"),
+        (re.compile(rf"^({NUMBER}) of ({NUMBER})$"), r"\2 个中的 \1 个"),
+    )
+}
+"""Values written in the edition's language by rule, their numbers untouched: a range, a count."""
+VALUE_WORDS = {"zh_CN": {"yes": "是", "no": "否", "none": "无"}}
+"""One-word values a page computes, in each edition's language."""
+
+
+def localize_value(text: str, language: str) -> str:
+    """``text`` (a pasted value) in ``language`` where a rule or the word list covers it, else unchanged."""
+    word = VALUE_WORDS.get(language, {}).get(text.strip())
+    if word is not None:
+        return word
+    for pattern, replacement in VALUE_RULES.get(language, ()):
+        if pattern.match(text.strip()):
+            return pattern.sub(replacement, text.strip())
+    return text
 
 
 def _twin_figure(run: Any) -> Any:
@@ -164,6 +228,36 @@ def _twin_figure(run: Any) -> Any:
     return run_with_twin
 
 
+def translate_toctree_captions(app: Any, doctree: Any) -> None:
+    """Translate the captions of the toctrees the external table of contents inserts into the root page.
+
+    sphinx-external-toc adds them (priority 100) after Sphinx's ``Locale`` transform (20) has
+    translated the page, so their captions ("Part I — …") would stay English, in the page and in
+    every page's navigation. The gettext builder extracts them into the root page's catalogue;
+    here, before the table of contents is collected, each caption gets its translation from it.
+    """
+    from sphinx import addnodes
+    from sphinx.locale import init as init_locale
+    from sphinx.util.i18n import docname_to_domain
+
+    if (app.config.language or "en") == "en":
+        return
+    captions = [node for node in doctree.findall(addnodes.toctree) if node.get("caption")]
+    if not captions:
+        return
+    folders = [str(Path(app.srcdir) / folder) for folder in app.config.locale_dirs]
+    domain = docname_to_domain(app.env.docname, app.config.gettext_compact)
+    catalogue, found = init_locale(folders, app.config.language, domain)
+    if not found:
+        return
+    for node in captions:
+        translated = catalogue.gettext(node["caption"])
+        if translated == node["caption"]:
+            LOGGER.warning("toctree caption %r has no %s translation", node["caption"], app.config.language,
+                           location=node)  # fmt: skip
+        node["caption"] = translated
+
+
 def setup(app: Any) -> dict[str, Any]:
     from myst_nb.ext.glue.directives import PasteFigureDirective
     from myst_nb.sphinx_ import Parser
@@ -173,4 +267,6 @@ def setup(app: Any) -> dict[str, Any]:
     if not hasattr(PasteFigureDirective.run, "__wrapped__"):
         PasteFigureDirective.run = _twin_figure(PasteFigureDirective.run)
     app.add_post_transform(TwinReferences)
+    app.add_post_transform(LocalizePastedValues)
+    app.connect("doctree-read", translate_toctree_captions, priority=400)  # before the toc collector (500)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
