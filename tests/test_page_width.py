@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from pathlib import Path
 
 import jupytext
@@ -116,7 +117,17 @@ def test_the_reader_finds_long_lines_in_cells_and_fences(tmp_path):
     assert [len(x) > MAX_SHOWN for x in shown_code_lines(page)] == [True, True, True, True, False, True]
 
 
+def columns(line: str) -> int:
+    """The columns a line takes in a monospace font: a CJK character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def test_a_chinese_character_takes_two_columns():
+    # Regression: lines with Chinese figure labels fit by character count and still ran past the column.
+    assert columns("pick(lang, 'accuracy', '准确率')") == len("pick(lang, 'accuracy', '准确率')") + 3
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_shown_code_fits_the_column(page):
-    long = [f"{len(x)}: {x}" for x in shown_code_lines(page) if len(x) > MAX_SHOWN]
+    long = [f"{columns(x)}: {x}" for x in shown_code_lines(page) if columns(x) > MAX_SHOWN]
     assert long == [], f"{page.name}: lines over {MAX_SHOWN} characters:\n" + "\n".join(long)

@@ -160,7 +160,8 @@ def test_a_cjk_font_is_installed():
     assert fonts.strip(), "no font with Chinese glyphs: run `bash scripts/ensure_browser.sh` (make test does)"
 
 
-GLYPH_PROBE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"></head><body><pre id="found">pending</pre><script>
+GLYPH_PROBE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"></head>
+<body><pre id="found">pending</pre><script>
 // A glyph no font has (a private-use code point) is drawn as the fallback box; a Chinese
 // character drawn the same way means no font on this machine has it.
 function bitmap(text) {
@@ -199,7 +200,7 @@ def test_screenshots_of_three_chinese_pages(zh_site, server):  # noqa: F811
 
 def test_chinese_search_finds_a_term(zh_site, server):  # noqa: F811
     index = (zh_site / "searchindex.js").read_text(encoding="utf-8")
-    assert json.dumps("协议指纹") in index, "the search index has no entry for 协议指纹 (jieba and the term list split it)"
+    assert json.dumps("协议指纹") in index, "no index entry for 协议指纹 (jieba and the term list split it)"
     query = urllib.request.quote("协议指纹")
     dom, _ = load(f"{server}/{ZH}/search.html?q={query}")
     results = re.findall(r'<li[^>]*>\s*<a href="([^"]+)"', dom.split('id="search-results"', 1)[-1])
