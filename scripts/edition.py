@@ -68,13 +68,18 @@ def catalogue_settings(root: Path = ROOT) -> dict[str, Any]:
 
 
 def gettext_config(base: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
-    """``base`` set up to extract messages: nothing executes (outputs are not messages)."""
+    """``base`` set up to extract messages from the English execution cache (a glued figure's caption
+    exists only where its figure does); :func:`gettext` checks first that nothing would execute."""
     config = dict(base)
     sphinx = dict(base.get("sphinx", {}))
     sphinx["local_extensions"] = _absolute_extensions(sphinx, root)
     sphinx["config"] = {**sphinx.get("config", {}), **catalogue_settings(root)}
     config["sphinx"] = sphinx
-    config["execute"] = {**base.get("execute", {}), "execute_notebooks": "off"}
+    config["execute"] = {
+        **base.get("execute", {}),
+        "execute_notebooks": "cache",
+        "cache": str((root / "_build" / ".jupyter_cache").resolve()),
+    }
     config["bibtex_bibfiles"] = [str((root / f).resolve()) for f in base.get("bibtex_bibfiles", [])]
     return config
 
@@ -218,7 +223,8 @@ def _write_config(config: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def _sphinx(root: Path, config_path: Path, outdir: Path, builder: str, strict: bool) -> None:
+def _sphinx(root: Path, config_path: Path, outdir: Path, builder: str, strict: bool,
+            tags: list[str] | None = None) -> None:
     # Each build keeps its own doctrees beside its configuration: Sphinx refuses to reuse an
     # environment pickled by another builder, and the English build's must stay its own.
     from jupyter_book.sphinx import build_sphinx
@@ -236,13 +242,24 @@ def _sphinx(root: Path, config_path: Path, outdir: Path, builder: str, strict: b
         doctreedir=config_path.parent / ".doctrees",
         warningiserror=strict,
         keep_going=strict,
+        tags=tags or [],
     )
     if result:
         raise EditionError(f"the {builder} build into {outdir} failed (exit {result!r})")
 
 
 def gettext(root: Path = ROOT) -> Path:
-    """Extract the English messages of every page into ``_build/gettext``."""
+    """Extract the English messages of every page into ``_build/gettext``.
+
+    Raises:
+        EditionError: a page is not in the execution cache (build the English book first).
+    """
+    missing = uncached_pages(root)
+    if missing:
+        raise EditionError(
+            f"{len(missing)} page(s) are not in the execution cache, and extraction executes nothing: "
+            f"{', '.join(missing)}. Build the English book first (make book)."
+        )
     base = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config_path = _write_config(gettext_config(base, root), root / "_build" / "gettext-config" / "_config.yml")
     outdir = root / "_build" / "gettext"
@@ -279,7 +296,8 @@ def build(root: Path = ROOT, language: str = LANGUAGE) -> Path:
     config_path = _write_config(edition_config(base, language, root), work / "_config.yml")
     write_text_atomic(work / "search-terms.txt", search_dictionary(load_terms(root / "book/_data/terms.yml")))
     outdir = work / "html"
-    _sphinx(root, config_path, outdir, "html", strict=True)
+    # The tag lets a page hold content for one edition only (``{only} zh_CN``: the diagrams' labels).
+    _sphinx(root, config_path, outdir, "html", strict=True, tags=[language])
     site = root / "_build" / "html"
     site.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{language}.", dir=site))

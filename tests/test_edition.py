@@ -25,9 +25,10 @@ def test_the_chinese_configuration_reads_the_catalogues_and_the_english_cache():
     assert BASE["sphinx"]["config"].get("language") is None  # the English configuration is left alone
 
 
-def test_extraction_executes_nothing_and_keeps_one_catalogue_per_page():
+def test_extraction_reads_the_english_cache_and_keeps_one_catalogue_per_page():
     config = edition.gettext_config(BASE, ROOT)
-    assert config["execute"]["execute_notebooks"] == "off"
+    assert config["execute"]["execute_notebooks"] == "cache"
+    assert config["execute"]["cache"] == str(ROOT / "_build" / ".jupyter_cache")
     assert config["sphinx"]["config"]["gettext_compact"] is False
 
 
@@ -55,6 +56,12 @@ def test_the_build_stops_before_executing_a_page_the_cache_lacks(monkeypatch):
     monkeypatch.setattr(edition, "executed_pages", lambda root: ({}, ["book/splits.md"]))
     with pytest.raises(edition.EditionError, match=r"book/splits\.md.*make book"):
         edition.build(ROOT)
+
+
+def test_extraction_stops_before_executing_a_page_the_cache_lacks(monkeypatch):
+    monkeypatch.setattr(edition, "executed_pages", lambda root: ({}, ["book/ledger.md"]))
+    with pytest.raises(edition.EditionError, match=r"book/ledger\.md.*make book"):
+        edition.gettext(ROOT)
 
 
 def test_the_table_headers_need_the_executed_pages(monkeypatch, tmp_path):

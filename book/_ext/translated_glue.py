@@ -222,7 +222,16 @@ def _twin_figure(run: Any) -> Any:
                                location=(env.docname, self.lineno))  # fmt: skip
             else:
                 self.arguments[0] += suffix
-        return run(self)
+        found = run(self)
+        # MyST-NB builds the caption from the directive's content without the source that makes a
+        # node a message, so gettext would skip every glued figure's caption: give it its own.
+        caption_source = "\n".join(self.content).split("\n\n", 1)[0].strip()
+        for node in found:
+            for caption in node.findall(nodes.caption) if isinstance(node, nodes.Element) else ():
+                if caption_source and not (caption.source and caption.rawsource):
+                    caption.rawsource = caption_source
+                    caption.source, caption.line = self.state.document.current_source, self.lineno
+        return found
 
     run_with_twin.__wrapped__ = run  # type: ignore[attr-defined]
     return run_with_twin
