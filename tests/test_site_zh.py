@@ -205,3 +205,44 @@ def test_chinese_search_finds_a_term(zh_site, server):  # noqa: F811
     dom, _ = load(f"{server}/{ZH}/search.html?q={query}")
     results = re.findall(r'<li[^>]*>\s*<a href="([^"]+)"', dom.split('id="search-results"', 1)[-1])
     assert any("protocol-identity" in href for href in results), results[:10]
+
+
+SWITCH_PROBE = """<!doctype html><html><head><meta charset="utf-8"></head><body><pre id="found">pending</pre>
+<script>
+// Follows each page's language switch in a frame, as a reader clicking it would, and reads the
+// switch of the page it lands on: both ways must lead back to where the reader started.
+const starts = %s, found = {};
+let left = starts.length;
+function follow(url, hops, trail) {
+  const frame = document.createElement("iframe");
+  frame.onload = () => {
+    const doc = frame.contentDocument, link = doc.querySelector("a.evalbook-language-switch");
+    trail.push([frame.contentWindow.location.pathname, doc.documentElement.lang, link ? link.href : null]);
+    if (hops > 0 && link) { follow(link.href, hops - 1, trail); }
+    else {
+      found[trail[0][0]] = trail;
+      if (--left === 0) document.getElementById("found").textContent = JSON.stringify(found);
+    }
+  };
+  frame.src = url;
+  document.body.appendChild(frame);
+}
+for (const start of starts) follow(start, 2, []);
+</script></body></html>"""
+
+
+def test_clicking_the_switch_in_chromium_goes_there_and_back(site, server):  # noqa: F811
+    pages = ["book/splits.html", f"{ZH}/book/splits.html", f"{ZH}/book/reference/records.html", "search.html"]
+    probe = site / "_switch_probe.html"
+    try:
+        probe.write_text(SWITCH_PROBE % json.dumps([f"/{p}" for p in pages]), encoding="utf-8")
+        dom, _ = load(f"{server}/{probe.name}")
+    finally:
+        probe.unlink(missing_ok=True)
+    found = json.loads(html.unescape(re.search(r'<pre id="found">([^<]*)</pre>', dom).group(1)))
+    assert len(found) == len(pages)
+    for trail in found.values():
+        (first, first_lang, _), (other, other_lang, _), (back, _, _) = trail
+        assert back == first, trail
+        assert other == (first.replace(f"/{ZH}/", "/", 1) if f"/{ZH}/" in first else f"/{ZH}{first}"), trail
+        assert {first_lang, other_lang} == {"en", "zh-CN"}, trail
