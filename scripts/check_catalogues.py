@@ -175,6 +175,8 @@ def check_catalogue(path: Path, pairs: list[tuple[str, list[str]]], expected: se
     except (PoFileError, ValueError, UnicodeDecodeError) as exc:
         return [Problem(name, "", f"not a readable catalogue: {exc}")]
     problems = []
+    if catalogue.fuzzy:
+        problems.append(Problem(name, "", "the header is fuzzy (GNU gettext ignores it, charset included)"))
     held = set()
     for message in catalogue:
         if not message.id:

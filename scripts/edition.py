@@ -25,6 +25,7 @@ import argparse
 import importlib.util
 import io
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -67,13 +68,13 @@ def catalogue_settings(root: Path = ROOT) -> dict[str, Any]:
     }
 
 
-def gettext_config(base: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
-    """``base`` set up to extract messages from the English execution cache (a glued figure's caption
-    exists only where its figure does); :func:`gettext` checks first that nothing would execute."""
+def _reading_the_cache(base: dict[str, Any], root: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``settings`` added to its Sphinx config, its paths made absolute (the generated file lives
+    in ``_build``), and its execution reading the English build's cache."""
     config = dict(base)
     sphinx = dict(base.get("sphinx", {}))
     sphinx["local_extensions"] = _absolute_extensions(sphinx, root)
-    sphinx["config"] = {**sphinx.get("config", {}), **catalogue_settings(root)}
+    sphinx["config"] = {**sphinx.get("config", {}), **catalogue_settings(root), **settings}
     config["sphinx"] = sphinx
     config["execute"] = {
         **base.get("execute", {}),
@@ -84,6 +85,12 @@ def gettext_config(base: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
     return config
 
 
+def gettext_config(base: dict[str, Any], root: Path = ROOT) -> dict[str, Any]:
+    """``base`` set up to extract messages from the English execution cache (a glued figure's caption
+    exists only where its figure does); :func:`gettext` checks first that nothing would execute."""
+    return _reading_the_cache(base, root, {})
+
+
 def edition_config(base: dict[str, Any], language: str = LANGUAGE, root: Path = ROOT) -> dict[str, Any]:
     """``base`` (the book's ``_config.yml``) for the ``language`` edition, reading the English execution cache.
 
@@ -92,27 +99,15 @@ def edition_config(base: dict[str, Any], language: str = LANGUAGE, root: Path = 
     """
     if language not in TITLES:
         raise EditionError(f"no edition for language {language!r}; the book has {sorted(TITLES)}")
-    config = dict(base)
-    config["title"] = TITLES[language]
-    sphinx = dict(base.get("sphinx", {}))
-    sphinx["local_extensions"] = _absolute_extensions(sphinx, root)
-    sphinx["config"] = {
-        **sphinx.get("config", {}),
-        **catalogue_settings(root),
+    config = _reading_the_cache(base, root, {
         "language": language,
         # MyST-NB's labels on folded code cells, which no catalogue reaches
         "nb_code_prompt_show": "显示代码单元格",
         "nb_code_prompt_hide": "隐藏代码单元格",
         # Sphinx's Chinese search splits text into words with jieba; the book's terms are words too.
         "html_search_options": {"dict": str((root / "_build" / language / "search-terms.txt").resolve())},
-    }
-    config["sphinx"] = sphinx
-    config["execute"] = {
-        **base.get("execute", {}),
-        "execute_notebooks": "cache",
-        "cache": str((root / "_build" / ".jupyter_cache").resolve()),
-    }
-    config["bibtex_bibfiles"] = [str((root / f).resolve()) for f in base.get("bibtex_bibfiles", [])]
+    })  # fmt: skip
+    config["title"] = TITLES[language]
     return config
 
 
@@ -276,6 +271,22 @@ def update(root: Path = ROOT, language: str = LANGUAGE) -> None:
 
     pot_dir = gettext(root)
     intl_update(str(root / "locale"), str(pot_dir), (language,), line_width=-1, ignore_obsolete=False)
+    for path in sorted((root / "locale" / language / "LC_MESSAGES").rglob("*.po")):
+        text = path.read_text(encoding="utf-8")
+        if (settled := settled_header(text)) != text:
+            write_text_atomic(path, settled)
+
+
+FUZZY_HEADER = re.compile(r'^#, fuzzy\n(?=msgid ""\nmsgstr ""\n)', re.M)
+
+
+def settled_header(text: str) -> str:
+    """A catalogue's text with its header no longer marked fuzzy.
+
+    A catalogue made from a template inherits the template's fuzzy header, and GNU gettext
+    ignores a fuzzy header, charset included; this book's headers are complete, so the mark goes.
+    """
+    return FUZZY_HEADER.sub("", text, count=1)
 
 
 def build(root: Path = ROOT, language: str = LANGUAGE) -> Path:

@@ -99,3 +99,12 @@ def test_the_committed_catalogues_pass():
     problems, count = check.check_all()
     assert count > 2000
     assert [str(p) for p in problems] == []
+
+
+def test_a_fuzzy_header_is_reported(tmp_path):
+    # A catalogue made from a template inherits its fuzzy header, which GNU gettext ignores, charset included.
+    po = tmp_path / "page.po"
+    po.write_text("#, fuzzy\n" + HEADER + 'msgid "Text."\nmsgstr "文字。"\n', encoding="utf-8")
+    assert [p.what for p in check.check_catalogue(po, PAIRS)] == [
+        "the header is fuzzy (GNU gettext ignores it, charset included)"
+    ]

@@ -76,3 +76,10 @@ def test_every_stored_condition_name_is_a_message():
     # the table's rows: a sample drawn on another machine must find its names translated too.
     names = edition.stored_condition_names(ROOT)
     assert len(names) > 50 and "k=0" in names and "order 0123" in names
+
+
+def test_a_merged_catalogue_header_is_settled_and_only_the_header():
+    text = '#\n#, fuzzy\nmsgid ""\nmsgstr ""\n"Language: zh_CN\\n"\n\n#, fuzzy\nmsgid "A"\nmsgstr "甲"\n'
+    settled = edition.settled_header(text)
+    assert settled == '#\nmsgid ""\nmsgstr ""\n"Language: zh_CN\\n"\n\n#, fuzzy\nmsgid "A"\nmsgstr "甲"\n'
+    assert edition.settled_header(settled) == settled
