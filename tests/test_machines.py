@@ -20,6 +20,7 @@ from evalcore.book.machines import (
     ceiling_shares,
     cpu_glue,
     factor_rows,
+    products_alone,
     profile_factors,
     profile_glue,
     record_cpus,
@@ -101,13 +102,13 @@ def _groups(products_s=(2.0, 1.0, 1.0), gflop=(100.0, 50.0, 10.0), rest=(0.5, 0.
             for g, s, f in zip(GROUPS, seconds, counted, strict=True)}  # fmt: skip
 
 
-def _profiled_fair(ceiling=80.0):
+def profiled_fair(ceiling=80.0):
     run = {"batch_size": 16, "wall_s": 10.0, "unprofiled_median_s": 6.0, "groups": _groups()}
     return {"time_shares": {"evalcore": run}, "ceiling_gflops": {"median": ceiling, "runs": [79.04, ceiling, 81.96]}}
 
 
 def test_profiled_factors_glue_and_table_by_hand():
-    fair = _profiled_fair()
+    fair = profiled_fair()
     factors = profile_factors(fair, {"evalcore": {"total": 120 * 10**9}})
     # 4 s of 10 in products, at 160 GFLOP / 4 s = 40 GFLOP/s of 80, 120 of their 160 GFLOP on real tokens
     assert factors["evalcore"] == pytest.approx({"T": 0.4, "R": 0.5, "P": 0.75, "S": 0.15, "gain": 1.5})
@@ -122,15 +123,15 @@ def test_profiled_factors_glue_and_table_by_hand():
 
 
 def test_products_faster_than_the_ceiling_after_them_are_named():
-    fair = _profiled_fair(ceiling=30.0)  # the products ran at 40 GFLOP/s
+    fair = profiled_fair(ceiling=30.0)  # the products ran at 40 GFLOP/s
     factors = profile_factors(fair, {"evalcore": {"total": 120 * 10**9}})
     assert profile_glue(fair, factors)["over_ceiling"] == (
         " Here the products of evalcore ran faster than that measurement: the machine's speed moved between the "
         "two, so on this record the rate factor is only good to about the machine's own spread.")  # fmt: skip
 
 
-def _alone_fair(block, inside):
-    fair = _profiled_fair()
+def alone_fair(block, inside):
+    fair = profiled_fair()
     fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"] = inside
     fair["layer_products_alone"] = {"block_gflop_per_s": block, "rows": 431, "repeats": 20, "ceiling_size": 2048,
                                     "ceiling_intensity": 341.33,
@@ -139,8 +140,13 @@ def _alone_fair(block, inside):
     return fair
 
 
+def test_the_products_alone_share_and_their_rate_inside_by_hand():
+    share, inside = products_alone(alone_fair(block=40.0, inside=20.0))  # the ceiling is 80 GFLOP/s
+    assert (share, inside) == (0.5, 0.5)  # exact: 40 / 80 and 20 / 40 are exact in binary
+
+
 def test_the_products_alone_against_the_ceiling_and_inside_the_model():
-    glued = alone_glue(_alone_fair(block=40.0, inside=20.0), parameters=2**20)  # ceiling 80 GFLOP/s
+    glued = alone_glue(alone_fair(block=40.0, inside=20.0), parameters=2**20)  # ceiling 80 GFLOP/s
     assert {k: glued[k] for k in ("alone_rows", "alone_repeats", "alone_block", "inside_layers", "ceiling_size",
                                   "ceiling_intensity")} == {"alone_rows": 431, "alone_repeats": 20, "alone_block": "50",
                                                             "inside_layers": "25", "ceiling_size": 2048,
@@ -148,23 +154,23 @@ def test_the_products_alone_against_the_ceiling_and_inside_the_model():
     assert glued["shape_verdict"] == "50 % below the large product's rate, which their shape alone costs them"
     assert glued["inside_verdict"].startswith("0.50 times their rate alone; inside, each product follows")
     assert "the model's float32 weights are 4 MB" in glued["inside_verdict"]  # 2**20 parameters of 4 bytes
-    glued = alone_glue(_alone_fair(block=76.0, inside=72.2), parameters=2**20)  # 95 % of the ceiling and of alone
+    glued = alone_glue(alone_fair(block=76.0, inside=72.2), parameters=2**20)  # 95 % of the ceiling and of alone
     assert glued["shape_verdict"] == "close to the large product's rate, so their shape is not what holds them back"
     assert glued["inside_verdict"] == "0.95 times their rate alone: running inside the model costs them little"
-    assert alone_rows(_alone_fair(40.0, 20.0)) == {"q_proj": {"shape (in × out)": "576 × 576", "GFLOP/s alone": 36.0,
+    assert alone_rows(alone_fair(40.0, 20.0)) == {"q_proj": {"shape (in × out)": "576 × 576", "GFLOP/s alone": 36.0,
                                                               "% of the ceiling": 45, "FLOP per byte": 86}}  # fmt: skip
 
 
-def _build_run(cpu, cores, setup, commit, steps, **extra):
+def build_run(cpu, cores, setup, commit, steps, **extra):
     return {"arithmetic": cpu, "cpus": cores, "setup_s": setup, "commit": commit, "steps": steps} | extra
 
 
-OLD = _build_run(None, 4, 100.4, "a" * 40, {
+OLD = build_run(None, 4, 100.4, "a" * 40, {
     "book-full (every page executed)": {"seconds": 600, "pages_executed": 20, "pages_executed_by_the_build": 2},
     "book after a prose edit": {"seconds": 20.6, "pages_executed": 0},
     "book after an evalcore edit": {"seconds": 660, "pages_executed": 20},
     "test (as CI runs it)": {"seconds": 1200}})  # fmt: skip
-NEW = _build_run({"cpu_model": "Box"}, 2, 122.2, "0123456789abcdef", {
+NEW = build_run({"cpu_model": "Box"}, 2, 122.2, "0123456789abcdef", {
     "book-full (every page executed)": {"seconds": 726, "pages_executed": 22, "pages_own_time_s": 1363,
                                         "pages_wall_s": 706},
     "book after a prose edit": {"seconds": 16.3, "pages_executed": 0},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import ArithmeticSettingError
+from evalcore.errors import ArithmeticSettingError, InvalidInputError
 from evalcore.records.machine import (
     ARITHMETIC_ENV,
     SECOND_ARITHMETIC,
@@ -54,13 +54,15 @@ def test_every_flip_is_named_with_its_margin():
 
 def test_the_chinese_description_says_what_the_english_one_says():
     same = compare_scores({1: [-1.5, -2.0]}, {1: [-1.5, -2.0]})
-    assert same.describe_zh() == "逐位一致（2 个得分）；没有 argmax 翻转"
+    assert same.describe("zh") == "逐位一致（2 个得分）；没有 argmax 翻转"
     small = compare_scores({1: [-1.5, -2.0]}, {1: [-1.5 + 3e-5, -2.0]}, tolerance=1e-4)
-    assert small.describe_zh() == "最大 |Δ| 3e-05，在容差 1.0e-04 之内（2 个得分）；没有 argmax 翻转"
+    assert small.describe("zh") == "最大 |Δ| 3e-05，在容差 1.0e-04 之内（2 个得分）；没有 argmax 翻转"
     beyond = compare_scores({7: [-1.0, -2.0]}, {7: [-1.0, -2.5]}, tolerance=1e-4)
-    assert "超出容差 1.0e-04" in beyond.describe_zh()
+    assert "超出容差 1.0e-04" in beyond.describe("zh")
     flipped = compare_scores({3: [-1.0, -1.00001]}, {3: [-1.00002, -1.00001]})
-    assert "1 个 argmax 翻转：3（差值 1e-05）" in flipped.describe_zh()
+    assert "1 个 argmax 翻转：3（差值 1e-05）" in flipped.describe("zh")
+    with pytest.raises(InvalidInputError, match="'fr'"):
+        same.describe("fr")
 
 
 def test_exact_tie_in_reference_goes_to_the_first_choice():
@@ -236,7 +238,6 @@ def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
 
 
 def test_bfloat16_step_refuses_zero_and_non_finite():
-    from evalcore.errors import InvalidInputError
     from evalcore.records.numerics import bfloat16_step
 
     for bad in (0.0, float("inf"), float("nan")):

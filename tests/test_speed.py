@@ -13,6 +13,7 @@ import pytest
 from evalcore.book.performance import padding_share
 from evalcore.book.speed import (
     agreement_rows,
+    batch_changes,
     batch_size_glue,
     best_batch_sizes,
     ceiling_beside,
@@ -149,6 +150,11 @@ def test_padding_tables_and_sentences_by_hand():
     }  # one batch of 4: 8 of 20
 
 
+def test_the_changes_between_the_last_batch_sizes_by_hand():
+    fair = {"median": {"evalcore": {"1": 5.0, "2": 8.0, "4": 10.0, "8": 7.5}}}
+    assert batch_changes(fair) == [(2, 4, 0.25), (4, 8, -0.25)]  # exact: 10/8 and 7.5/10 are exact in binary
+
+
 def test_the_last_batch_sizes_moves_by_hand():
     record = {"median": {"evalcore": {"16": 10.0, "1": 4.0, "32": 9.0, "8": 8.0}}, "arithmetic": {"threads": 2}}
     glued = batch_size_glue(record, [5, 1, 5, 1])
@@ -198,7 +204,7 @@ def test_the_harness_shares_a_pass_between_candidates_that_differ_in_their_last_
     assert harness_passes(words, [" a b", " a c", " d b"]) == 2
 
 
-def _shot(e_runs, h_runs):
+def few_shot_block(e_runs, h_runs):
     """A few-shot block with one batch size each, medians and speed-ups computed as the benchmark does."""
     e, h = statistics.median(e_runs), statistics.median(h_runs)
     return {"items_per_s": {"harness": {"1": h_runs}, "evalcore_prefix": {"4": e_runs}},
@@ -212,7 +218,7 @@ def _shot(e_runs, h_runs):
 
 
 def test_the_few_shot_gain_grows_clearly_only_when_the_ranges_part():
-    shots = {"4": _shot([6, 8, 10], [2, 2, 2]), "8": _shot([9, 10, 12], [2, 2, 2])}
+    shots = {"4": few_shot_block([6, 8, 10], [2, 2, 2]), "8": few_shot_block([9, 10, 12], [2, 2, 2])}
     record = {"items": 8, "repeats": 3, "shots": shots}
     glued = fewshot_glue(record)
     # speed-ups 4 (from 3 to 5) at four shots and 5 (from 4.5 to 6) at eight: the ranges overlap
@@ -228,10 +234,10 @@ def test_the_few_shot_gain_grows_clearly_only_when_the_ranges_part():
     }
     assert (glued["fs8_tok_whole"], glued["fs8_tok_after"], glued["fs8_maxdiff"]) == (100, 21, "2.0e-05")
     assert (glued["fs_items"], glued["fs_repeats"], glued["fs_cpu"]) == (8, 3, "not recorded")
-    record["shots"]["8"] = _shot([12, 14, 16], [2, 2, 2])  # from 6 to 8: wholly above 3 to 5
+    record["shots"]["8"] = few_shot_block([12, 14, 16], [2, 2, 2])  # from 6 to 8: wholly above 3 to 5
     assert fewshot_glue(record)["fs_trend"] == ("The gain is larger at 8 shots than at 4, and clearly so: the "
                                                 "ranges over the repeats do not overlap")  # fmt: skip
-    record["shots"]["8"] = _shot([6, 7, 10], [2, 2, 2])  # median 3.5 against 4
+    record["shots"]["8"] = few_shot_block([6, 7, 10], [2, 2, 2])  # median 3.5 against 4
     assert fewshot_glue(record)["fs_trend"] == "The gain is not larger at 8 shots than at 4"
     rows = fewshot_rows(record)
     assert [(r["k"], r["method"], r["batch size"]) for r in rows] == [
@@ -243,12 +249,12 @@ def test_the_few_shot_gain_grows_clearly_only_when_the_ranges_part():
     assert rows[1]["same argmax"] == "8/8" and rows[1]["median items/s"] == 8
 
 
-def _record(name):
+def stored_record(name):
     return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def test_the_committed_fair_record_recomputed_from_its_repeats():
-    fair = _record("fair")
+    fair = stored_record("fair")
     medians = {m: {bs: statistics.median(v) for bs, v in runs.items()} for m, runs in fair["items_per_s"].items()}
     best = {m: max(by_bs, key=by_bs.get) for m, by_bs in medians.items()}
     glued = fair_glue(fair)
@@ -263,7 +269,7 @@ def test_the_committed_fair_record_recomputed_from_its_repeats():
 
 
 def test_the_committed_few_shot_ranges_match_the_benchmarks_own_speed_ups():
-    fewshot = _record("fewshot")
+    fewshot = stored_record("fewshot")
     glued = fewshot_glue(fewshot)
     for k, shot in fewshot["shots"].items():  # the benchmark computed its slowest-against-fastest itself
         best = shot["best"]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
-import json
 import re
-import statistics
 from pathlib import Path
 
 import pytest
 from script_modules import load
+from test_machines import AMD, NEW, OLD, WORK, alone_fair, profiled_fair
+from test_machines import FAIR as MACHINE_FAIR
+from test_speed import FAIR, PREFIX, few_shot_block, stored_record
 
 from evalcore.book.editions import TWIN_SUFFIX, with_twins
 from evalcore.book.machines import (
@@ -46,7 +47,6 @@ from evalcore.book.speed_zh import (
     profile_glue_zh,
     steadiness_zh,
 )
-from evalcore.book.timeshares import GROUPS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -77,31 +77,6 @@ def _same_branch(english, chinese, markers):
         assert (en in english) == (zh in chinese), (en, zh, english, chinese)
 
 
-def _same(value):
-    return {"1": value, "2": value}
-
-
-FAIR = {
-    "items": 10,
-    "repeats": 3,
-    "items_per_s": {
-        "evalcore": {"1": [4.0, 5.0, 6.0], "2": [9.0, 10.0, 11.0]},
-        "evalcore_all_logits": {"1": [3.0, 3.0, 3.0], "2": [7.0, 8.0, 9.0]},
-        "harness": {"1": [3.0, 4.0, 5.0], "2": [4.0, 5.0, 9.0]},
-    },
-    "median": {"evalcore": {"1": 5.0, "2": 10.0}, "evalcore_all_logits": {"1": 3.0, "2": 8.0},
-               "harness": {"1": 4.0, "2": 5.0}},
-    "max_abs_diff_vs_harness_batch1": {"evalcore": {"1": 0.0, "2": 2e-6}, "evalcore_all_logits": _same(0.0),
-                                       "harness": _same(0.0)},
-    "argmax_agree_vs_harness_batch1": {"evalcore": {"1": 10, "2": 9}, "evalcore_all_logits": _same(10),
-                                       "harness": _same(10)},
-    "ceiling_beside_each_batch_size": {"1": [60.0, 64.0], "2": [50.0, 70.0]},
-    "gflops_per_item": 2.0,
-    "steady_spread": 1.25,
-    "machine_spread": 1.4,
-    "unsteady": [{"method": "harness", "batch_size": 2, "spread": 2.25}],
-    "arithmetic": {"threads": 2},
-}  # fmt: skip
 FAIR_MARKERS = [("every cell's", "每个单元的"), ("differed by more", "相差超过"), ("unsteady", "不稳定"),
                 ("bit for bit", "逐比特"), ("differ at all", "有任何差异"), ("within", "之内"),
                 ("outside", "超出")]  # fmt: skip
@@ -164,16 +139,6 @@ def test_the_largest_difference_twin():
     assert largest_difference_zh(bench) == "3.0e-07 奈特"
 
 
-PREFIX = {
-    "n_items": 4, "candidates": [" very negative", " negative", " very positive", " positive"],
-    "harness": {"items_per_s": 2.0},
-    "full": {"items_per_s": 1.004, "forward_tokens": 100, "argmax_agree": 4, "max_abs_diff_vs_harness": 1e-6},
-    "shared": {"items_per_s": 2.5, "forward_tokens": 40, "argmax_agree": 3, "max_abs_diff_vs_harness": 1.5e-5},
-    "speedup_shared_vs_harness": 1.25,
-}  # fmt: skip
-AMD = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
-
-
 def test_a_cpu_has_a_twin_only_where_the_record_names_none():
     assert _twinned(prefix_glue(PREFIX), prefix_glue_zh(PREFIX)) == {"px_cpu": "未记录型号的 CPU"}
     named = PREFIX | {"arithmetic": AMD}
@@ -193,25 +158,12 @@ def test_the_cpu_count_twins():
             _same_branch(cpu_glue(case)[key], text, markers)
 
 
-def _shot(e_runs, h_runs):
-    """A few-shot block with one batch size each, medians and speed-ups computed as the benchmark does."""
-    e, h = statistics.median(e_runs), statistics.median(h_runs)
-    return {"items_per_s": {"harness": {"1": h_runs}, "evalcore_prefix": {"4": e_runs}},
-            "median": {"harness": {"1": h}, "evalcore_prefix": {"4": e}},
-            "max_abs_diff_vs_harness_batch1": {"harness": {"1": 0.0}, "evalcore_prefix": {"4": 2e-5}},
-            "argmax_agree_vs_harness_batch1": {"harness": {"1": 8}, "evalcore_prefix": {"4": 8}},
-            "best": {"harness": {"batch_size": 1, "items_per_s": h},
-                     "evalcore_prefix": {"batch_size": 4, "items_per_s": e}},
-            "speedup_best_vs_best": e / h, "speedup_min_vs_max": min(e_runs) / max(h_runs),
-            "tokens_per_item_whole": 100.4, "tokens_per_item_after_prefix": 20.6}  # fmt: skip
-
-
 def test_the_few_shot_trend_twin_follows_the_ranges():
     markers = [("clearly", "明显"), ("though", "不过"), ("not larger", "并不大于")]
-    record = {"items": 8, "repeats": 3, "shots": {"4": _shot([6, 8, 10], [2, 2, 2])}}
+    record = {"items": 8, "repeats": 3, "shots": {"4": few_shot_block([6, 8, 10], [2, 2, 2])}}
     seen = set()
     for eight in ([9, 10, 12], [12, 14, 16], [6, 7, 10]):  # ranges overlap; part; the median is not larger
-        record["shots"]["8"] = _shot(eight, [2, 2, 2])
+        record["shots"]["8"] = few_shot_block(eight, [2, 2, 2])
         english, chinese = fewshot_glue(record), _twinned(fewshot_glue(record), fewshot_glue_zh(record))
         assert set(chinese) == {"fs_trend", "fs_cpu"}  # the record names no CPU
         _same_branch(english["fs_trend"], chinese["fs_trend"], markers)
@@ -221,16 +173,6 @@ def test_the_few_shot_trend_twin_follows_the_ranges():
     assert set(fewshot_glue_zh(record)) == {"fs_trend"}
 
 
-MACHINE_FAIR = {
-    "items": 10,
-    "items_per_s": {"evalcore": {"1": [4.0, 5.0, 6.0], "2": [9.0, 10.0, 11.0]},
-                    "evalcore_all_logits": {"1": [3.0, 3.0, 3.0], "2": [7.0, 8.0, 9.0]},
-                    "harness": {"1": [3.0, 4.0, 5.0], "2": [4.0, 5.0, 9.0]}},
-    "median": {"evalcore": {"1": 5.0, "2": 10.0}, "evalcore_all_logits": {"1": 3.0, "2": 8.0},
-               "harness": {"1": 4.0, "2": 5.0}},
-    "ceiling_beside_each_batch_size": {"1": [60.0, 64.0], "2": [50.0, 70.0]},
-}  # fmt: skip
-WORK = {"harness": {"total": 20 * 10**9}, "evalcore_all_logits": {"total": 20 * 10**9}, "evalcore": {"total": 10**10}}
 CEILING_MARKERS = [("about as busy", "差不多一样忙"), ("the harness keeps", "评测框架让"),
                    ("evalcore keeps", "evalcore 让"), ("no lead", "并不比"), ("about as fast", "差不多一样快"),
                    ("even doing", "即使"), ("is slower", "慢")]  # fmt: skip
@@ -262,23 +204,10 @@ def test_the_ceiling_twins_follow_the_ranges():
     assert branches == {zh for _, zh in CEILING_MARKERS}  # every branch was taken
 
 
-def _groups(products_s=(2.0, 1.0, 1.0), gflop=(100.0, 50.0, 10.0), rest=(0.5, 0.5, 3.0, 2.0), wall=10.0):
-    """Stored groups: the three products, then attention softmax, log-softmax, other operators and outside."""
-    seconds = (*products_s, *rest)
-    counted = (*gflop, 0.0, 0.0, 0.0, 0.0)
-    return {g: {"seconds": s, "share": s / wall, "gflop": f, "gflop_per_s": f / s if f else 0.0}
-            for g, s, f in zip(GROUPS, seconds, counted, strict=True)}  # fmt: skip
-
-
-def _profiled_fair(ceiling=80.0):
-    run = {"batch_size": 16, "wall_s": 10.0, "unprofiled_median_s": 6.0, "groups": _groups()}
-    return {"time_shares": {"evalcore": run}, "ceiling_gflops": {"median": ceiling, "runs": [79.04, ceiling, 81.96]}}
-
-
 def test_the_profile_twins_name_the_products_faster_than_the_ceiling():
     markers = [("faster than that measurement", "比那次测量运行得更快")]
     for ceiling, over in ((80.0, False), (30.0, True)):  # the products ran at 40 GFLOP/s
-        fair = _profiled_fair(ceiling)
+        fair = profiled_fair(ceiling)
         factors = profile_factors(fair, {"evalcore": {"total": 120 * 10**9}})
         english = profile_glue(fair, factors)
         chinese = _twinned(english, profile_glue_zh(fair, factors))
@@ -286,46 +215,18 @@ def test_the_profile_twins_name_the_products_faster_than_the_ceiling():
         _same_branch(english["over_ceiling"], chinese["over_ceiling"], markers)
     assert chinese["over_ceiling"].startswith("在这条记录上，evalcore 的矩阵乘积")
     assert chinese["over_ceiling"].endswith("波动幅度。")
-    assert profile_glue_zh(_profiled_fair(), factors)["ceil_after_runs"] == "79.0 至 82.0"
-
-
-def _alone_fair(block, inside):
-    fair = _profiled_fair()
-    fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"] = inside
-    fair["layer_products_alone"] = {"block_gflop_per_s": block, "rows": 431, "repeats": 20, "ceiling_size": 2048,
-                                    "ceiling_intensity": 341.33,
-                                    "products": {"q_proj": {"in": 576, "out": 576, "gflop_per_s": 36.04,
-                                                            "intensity": 86.3}}}  # fmt: skip
-    return fair
+    assert profile_glue_zh(profiled_fair(), factors)["ceil_after_runs"] == "79.0 至 82.0"
 
 
 def test_the_products_alone_twins():
     markers = [("close to", "接近"), ("below", "低"), ("costs them little", "几乎不"), ("weights", "权重")]
     for block, inside in ((40.0, 20.0), (76.0, 72.2)):  # far below the ceiling and slowed inside; close, and not
-        fair = _alone_fair(block, inside)
+        fair = alone_fair(block, inside)
         english, chinese = alone_glue(fair, 2**20), _twinned(alone_glue(fair, 2**20), alone_glue_zh(fair, 2**20))
         assert set(chinese) == {"shape_verdict", "inside_verdict"}
         for key in chinese:
             _same_branch(english[key], chinese[key], markers)
     assert chinese["inside_verdict"] == "是它们单独运行时速率的 0.95 倍：在模型内部运行几乎不给它们增加代价"
-
-
-def _build_run(cpu, cores, setup, commit, steps, **extra):
-    return {"arithmetic": cpu, "cpus": cores, "setup_s": setup, "commit": commit, "steps": steps} | extra
-
-
-OLD = _build_run(None, 4, 100.4, "a" * 40, {
-    "book-full (every page executed)": {"seconds": 600, "pages_executed": 20, "pages_executed_by_the_build": 2},
-    "book after a prose edit": {"seconds": 20.6, "pages_executed": 0},
-    "book after an evalcore edit": {"seconds": 660, "pages_executed": 20},
-    "test (as CI runs it)": {"seconds": 1200}})  # fmt: skip
-NEW = _build_run({"cpu_model": "Box"}, 2, 122.2, "0123456789abcdef", {
-    "book-full (every page executed)": {"seconds": 726, "pages_executed": 22, "pages_own_time_s": 1363,
-                                        "pages_wall_s": 706},
-    "book after a prose edit": {"seconds": 16.3, "pages_executed": 0},
-    "book after an evalcore edit": {"seconds": 761, "pages_executed": 22},
-    "test (as CI runs it)": {"seconds": 1800, "notebooks_stream_s": 769, "model_stream_s": 850}},
-    ceiling_gflops=70.4)  # fmt: skip
 
 
 def test_the_build_twins_for_a_full_run_and_an_untested_old_one():
@@ -349,10 +250,6 @@ def test_the_build_twins_for_a_full_run_and_an_untested_old_one():
             _same_branch(str(english[key]), text, markers)
 
 
-def _record(name):
-    return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
-
-
 PARAMETERS = 134_515_008
 """SmolLM2-135M-Instruct's parameter count (its float32 weights' size is a number in a sentence)."""
 
@@ -367,9 +264,9 @@ def _record_work(fair):
 
 def _stored_glue():
     """Each English glue dict the two pages build from the stored records, with its Chinese twins."""
-    fair, scoring, fewshot, prefix = (_record(name) for name in ("fair", "scoring", "fewshot", "prefix"))
-    runs = _record("build")["runs"]
-    records = {f"{name}.json": _record(name) for name in ("fair", "fewshot", "prefix", "scoring")}
+    fair, scoring, fewshot, prefix = (stored_record(name) for name in ("fair", "scoring", "fewshot", "prefix"))
+    runs = stored_record("build")["runs"]
+    records = {f"{name}.json": stored_record(name) for name in ("fair", "fewshot", "prefix", "scoring")}
     work, lengths = _record_work(fair), [1, 3, 2, 5] * 10
     factors = profile_factors(fair, work)
     return {

@@ -20,12 +20,6 @@ def test_a_value_of_another_page_is_left_to_myst_nb():
     assert glue.own_page_glue(text, "tolerance.md") == text
 
 
-def test_a_key_with_a_twin_is_replaced_by_its_twin():
-    text = "它{glue:text}`verdict`，共 {glue:text}`n`。"
-    out = glue.own_page_glue(text, "p.md", frozenset({"verdict", "verdict_zh", "n"}), "_zh")
-    assert out == "它{glue:text}`p.md::verdict_zh:s`，共 {glue:text}`p.md::n:s`。"
-
-
 def test_english_sentences_are_told_from_numbers_and_names():
     for sentence in ("does not survive", "from 4.3 items/s at batch size 1 to 9.0", "the same as",
                      "larger, not smaller", "not recorded", "45 of 64", "0.12 to 0.34", "yes", "within"):  # fmt: skip

@@ -79,16 +79,14 @@ def reads_as_english(text: str) -> bool:
     return len(words) >= 2 and any(word.lower() in FUNCTION_WORDS for word in words)
 
 
-def own_page_glue(text: str, filename: str, twins: frozenset[str] = frozenset(), suffix: str = "") -> str:
-    """``text`` with each ``{glue:text}`key[:fmt]``` of this page written as ``{glue:text}`filename::key:fmt```,
-    the key replaced by its twin ``key + suffix`` where the page glued one."""
+def own_page_glue(text: str, filename: str) -> str:
+    """``text`` with each ``{glue:text}`key[:fmt]``` of this page written as ``{glue:text}`filename::key:fmt```
+    (a reference :class:`TwinReferences` may then point at the key's twin)."""
 
     def to_reference(match: re.Match[str]) -> str:
         if "::" in match.group(0):  # already names its page (another page's value): MyST-NB resolves it
             return match.group(0)
         key, spec = match.group(1), match.group(2) or ":s"  # MyST-NB's default format is "s"
-        if suffix and key + suffix in twins:
-            key += suffix
         return f"{{glue:text}}`{filename}::{key}{spec}`"
 
     return GLUE_TEXT.sub(to_reference, text)
@@ -99,20 +97,12 @@ def myst_roles(text: str) -> str:
     return RST_ROLE.sub(lambda m: f"{{{m.group(1)}}}`{m.group(2)}`", text)
 
 
-def _page_glue(env: Any) -> dict[str, Any]:
-    from myst_nb.ext.glue.crossref import read_glue_cache
-
-    return read_glue_cache(env.mystnb_config.output_folder, env.docname)
-
-
 def _rewrite(parse: Any) -> Any:
     def parse_translation(self: Any, inputstring: str, document: Any) -> None:
         if document.current_source.endswith("<translated>"):
             env = document.settings.env
             filename = posixpath.basename(env.doc2path(env.docname, False))
-            suffix = TWIN_SUFFIX.get(env.config.language or "", "")
-            glued = _page_glue(env) if GLUE_TEXT.search(inputstring) else {}
-            inputstring = myst_roles(own_page_glue(inputstring, filename, frozenset(glued), suffix))
+            inputstring = myst_roles(own_page_glue(inputstring, filename))
         return parse(self, inputstring, document)
 
     parse_translation.__wrapped__ = parse  # type: ignore[attr-defined]
@@ -139,7 +129,6 @@ class TwinReferences(SphinxPostTransform):
             glued = read_glue_cache(folder, node.refdoc)
             if node["key"] + suffix in glued:
                 node["key"] += suffix
-            if node["key"].endswith(suffix) and node["key"] in glued:  # a twin, swapped here or while parsing
                 twins.add(_plain(glued[node["key"]].get("data", {}).get("text/plain", "")))
         self.document["evalbook_twin_texts"] = twins
 

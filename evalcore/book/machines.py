@@ -33,6 +33,7 @@ __all__ = [
     "ceiling_shares",
     "cpu_glue",
     "factor_rows",
+    "products_alone",
     "profile_factors",
     "profile_glue",
     "record_cpus",
@@ -162,6 +163,13 @@ def factor_rows(factors: Mapping[str, Mapping[str, float]]) -> dict[str, dict[st
     return {name: {k: f"{100 * v:.0f} %" for k, v in f.items() if k != "gain"} for name, f in factors.items()}
 
 
+def products_alone(fair: Record) -> tuple[float, float]:
+    """``(share of the ceiling, rate inside the model / rate alone)`` of one decoder block's linear layers."""
+    alone, ceiling = fair["layer_products_alone"], fair["ceiling_gflops"]["median"]
+    inside = fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"]
+    return alone["block_gflop_per_s"] / ceiling, inside / alone["block_gflop_per_s"]
+
+
 def alone_glue(fair: Record, parameters: int) -> dict[str, Any]:
     """One decoder block's linear layers timed alone, against the ceiling and against their rate inside the model.
 
@@ -170,7 +178,7 @@ def alone_glue(fair: Record, parameters: int) -> dict[str, Any]:
     """
     alone, ceiling = fair["layer_products_alone"], fair["ceiling_gflops"]["median"]
     inside = fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"]
-    alone_share, ratio_inside = alone["block_gflop_per_s"] / ceiling, inside / alone["block_gflop_per_s"]
+    alone_share, ratio_inside = products_alone(fair)
     if ratio_inside < 0.9:
         where = ("; inside, each product follows other operators and reads weights no operator has touched since "
                  f"the previous batch (the model's float32 weights are {round(4 * parameters / 2**20)} MB, far more "

@@ -20,6 +20,7 @@ from evalcore.errors import InvalidInputError
 
 __all__ = [
     "agreement_rows",
+    "batch_changes",
     "batch_size_glue",
     "best_batch_sizes",
     "ceiling_beside",
@@ -187,15 +188,19 @@ def padding_glue(lengths: Sequence[int], best_bs: int, named: Iterable[int] = (8
     return shares | {"pad_inputs": len(lengths), "pad_best": f"{100 * padding_share(lengths, best_bs):.1f}"}
 
 
-def batch_size_glue(fair: Record, lengths: Sequence[int]) -> dict[str, Any]:
-    """How evalcore's median moved over the last three batch sizes, and the padding of the largest and smallest."""
+def batch_changes(fair: Record) -> list[tuple[int, int, float]]:
+    """``(smaller, larger, relative change)`` of evalcore's median between each pair of its last three batch sizes."""
     med = fair["median"]["evalcore"]
     sizes = sorted(int(b) for b in med)
-    changes = []
-    for small, large in zip(sizes[-3:], sizes[-2:], strict=False):
-        change = med[str(large)] / med[str(small)] - 1
-        changes.append(f"from batch size {small} to {large} evalcore's median "
-                       f"{'rose' if change >= 0 else 'fell'} by {abs(100 * change):.0f} %")  # fmt: skip
+    return [(small, large, med[str(large)] / med[str(small)] - 1)
+            for small, large in zip(sizes[-3:], sizes[-2:], strict=False)]  # fmt: skip
+
+
+def batch_size_glue(fair: Record, lengths: Sequence[int]) -> dict[str, Any]:
+    """How evalcore's median moved over the last three batch sizes, and the padding of the largest and smallest."""
+    sizes = sorted(int(b) for b in fair["median"]["evalcore"])
+    changes = [f"from batch size {small} to {large} evalcore's median {'rose' if change >= 0 else 'fell'} by "
+               f"{abs(100 * change):.0f} %" for small, large, change in batch_changes(fair)]  # fmt: skip
     smallest = min(b for b in sizes if b > 1)
     return {"batch_growth": " and ".join(changes), "bench_threads": fair["arithmetic"]["threads"],
             "largest_bs": sizes[-1], "smallest_bs": smallest,

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.machines import BUILD_STEPS, ceiling_shares
+from evalcore.book.machines import BUILD_STEPS, ceiling_shares, products_alone
 from evalcore.book.performance import cpu_label
-from evalcore.book.speed import best_batch_sizes, ranges_overlap, ratio_range
+from evalcore.book.speed import batch_changes, best_batch_sizes, ranges_overlap, ratio_range
 
 __all__ = [
     "alone_glue_zh",
@@ -105,13 +105,8 @@ def fair_glue_zh(fair: Record) -> dict[str, str]:
 
 def batch_size_glue_zh(fair: Record) -> dict[str, str]:
     """The twin of :func:`~evalcore.book.speed.batch_size_glue`'s sentence on the last three batch sizes."""
-    med = fair["median"]["evalcore"]
-    sizes = sorted(int(b) for b in med)
-    changes = []
-    for small, large in zip(sizes[-3:], sizes[-2:], strict=False):
-        change = med[str(large)] / med[str(small)] - 1
-        changes.append(f"从批大小 {small} 到 {large}，evalcore 的中位数"
-                       f"{'上升' if change >= 0 else '下降'}了 {abs(100 * change):.0f} %")  # fmt: skip
+    changes = [f"从批大小 {small} 到 {large}，evalcore 的中位数{'上升' if change >= 0 else '下降'}了 "
+               f"{abs(100 * change):.0f} %" for small, large, change in batch_changes(fair)]  # fmt: skip
     return {"batch_growth": "；".join(changes)}
 
 
@@ -174,9 +169,7 @@ def profile_glue_zh(fair: Record, factors: Mapping[str, Mapping[str, float]]) ->
 
 def alone_glue_zh(fair: Record, parameters: int) -> dict[str, str]:
     """The twins of :func:`~evalcore.book.machines.alone_glue`'s verdicts on the products' shape and place."""
-    alone, ceiling = fair["layer_products_alone"], fair["ceiling_gflops"]["median"]
-    inside = fair["time_shares"]["evalcore"]["groups"]["linear layers"]["gflop_per_s"]
-    alone_share, ratio_inside = alone["block_gflop_per_s"] / ceiling, inside / alone["block_gflop_per_s"]
+    alone_share, ratio_inside = products_alone(fair)
     if ratio_inside < 0.9:
         where = ("；在模型内部，每个乘积都跟在其他算子之后，读取的权重自上一批以来没有任何算子碰过（模型的 float32 "
                  f"权重有 {round(4 * parameters / 2**20)} MB，远超 CPU 缓存所能容纳的），而单独运行时它一遍又一遍地"

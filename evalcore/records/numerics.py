@@ -108,35 +108,38 @@ class Drift:
         """Every score within the tolerance (flips are named, and allowed only within it)."""
         return not self.over_tolerance
 
-    def describe(self) -> str:
-        """One phrase: bit-identical, or the true maximum against the tolerance, and the flips."""
-        if self.bit_identical:
-            text = f"bit-identical ({self.scores} scores)"
-        else:
-            verdict = "within" if self.ok else "BEYOND"
-            tol = format_tolerance(self.tolerance)
-            text = f"max |Δ| {self.max_abs:.2g} {verdict} tolerance {tol} ({self.scores} scores)"
-        if self.flips:
-            named = ", ".join(f"{f.item_id} (margin {f.reference_margin:.2g})" for f in self.flips)
-            text += f"; {len(self.flips)} argmax flip(s): {named}"
-        else:
-            text += "; no argmax flips"
-        return text
+    def describe(self, language: str = "en") -> str:
+        """One phrase: bit-identical, or the true maximum against the tolerance, and the flips.
 
-    def describe_zh(self) -> str:
-        """:meth:`describe` in Chinese, for the book's Chinese edition."""
+        ``language`` is ``"en"``, or ``"zh"`` for the book's Chinese edition (the same phrase in Chinese).
+
+        Raises:
+            InvalidInputError: a language with no phrases.
+        """
+        if language not in _PHRASES:
+            raise InvalidInputError(f"no phrases for language {language!r}; there are {sorted(_PHRASES)}")
+        words = _PHRASES[language]
         if self.bit_identical:
-            text = f"逐位一致（{self.scores} 个得分）"
+            text = words["same"].format(n=self.scores)
         else:
-            tol = format_tolerance(self.tolerance)
-            verdict = f"在容差 {tol} 之内" if self.ok else f"超出容差 {tol}"
-            text = f"最大 |Δ| {self.max_abs:.2g}，{verdict}（{self.scores} 个得分）"
-        if self.flips:
-            named = "，".join(f"{f.item_id}（差值 {f.reference_margin:.2g}）" for f in self.flips)
-            text += f"；{len(self.flips)} 个 argmax 翻转：{named}"
-        else:
-            text += "；没有 argmax 翻转"
-        return text
+            verdict = words["within" if self.ok else "beyond"].format(tol=format_tolerance(self.tolerance))
+            text = words["drift"].format(max=f"{self.max_abs:.2g}", verdict=verdict, n=self.scores)
+        if not self.flips:
+            return text + words["no_flips"]
+        named = words["join"].join(words["flip"].format(item=f.item_id, margin=f"{f.reference_margin:.2g}")
+                                   for f in self.flips)  # fmt: skip
+        return text + words["flips"].format(k=len(self.flips), named=named)
+
+
+_PHRASES = {
+    "en": {"same": "bit-identical ({n} scores)", "within": "within tolerance {tol}", "beyond": "BEYOND tolerance {tol}",
+           "drift": "max |Δ| {max} {verdict} ({n} scores)", "flip": "{item} (margin {margin})", "join": ", ",
+           "flips": "; {k} argmax flip(s): {named}", "no_flips": "; no argmax flips"},
+    "zh": {"same": "逐位一致（{n} 个得分）", "within": "在容差 {tol} 之内", "beyond": "超出容差 {tol}",
+           "drift": "最大 |Δ| {max}，{verdict}（{n} 个得分）", "flip": "{item}（差值 {margin}）", "join": "，",
+           "flips": "；{k} 个 argmax 翻转：{named}", "no_flips": "；没有 argmax 翻转"},
+}  # fmt: skip
+""":meth:`DriftSummary.describe`'s words in each language."""
 
 
 def margin(scores: Sequence[float], best: int) -> float:
