@@ -146,9 +146,10 @@ class ModelUnavailableError(UnavailableError):
 
 EXIT_CODES = {
     0: "success",
-    1: "the check ran and found a problem (audit failed, selection differs)",
+    1: "the check ran and found a problem (audit failed, a partial record, selection differs)",
     2: "refused: a usage error or an EvalcoreError (the message says what and why)",
     3: "the system refused: an OSError evalcore did not decide (permission, disk full, not a directory)",
     130: "interrupted by SIGINT (Ctrl-C); a run's claim says 'interrupted', and no new record is written",
+    143: "stopped by SIGTERM; as after SIGINT, a run's claim says 'interrupted', and no new record is written",
 }
 """Exit statuses of the ``evalcore`` command."""

@@ -209,3 +209,44 @@ def test_verbose_shows_the_log_on_stderr(monkeypatch, tmp_path, capfd):
     assert f"evalcore: load_split: validation, 1 rows from {tmp_path / 'dev.tsv'}, digest {'f' * 64}" in err
     assert main(["-v", "prepare"]) == 0  # a second -v in one process adds no second handler
     assert capfd.readouterr().err.count("load_split") == 1
+
+
+def test_signals_a_library_swallows_still_stop_the_command(monkeypatch, capsys):
+    # Regression guard: three Ctrl-C within 10 ms were all lost, because the code they arrived in caught
+    # the KeyboardInterrupt; the command went on and exited 0. The watch keeps every arrival.
+    import os
+    import signal
+
+    import evalcore.workflow.cli
+
+    def swallows(args):
+        for _ in range(3):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+            except KeyboardInterrupt:
+                pass  # what a library's "except BaseException: pass" does
+        return 0
+
+    monkeypatch.setattr(evalcore.workflow.cli, "_prepare", swallows)
+    assert main(["prepare"]) == 130
+    assert capsys.readouterr().err == "interrupted (SIGINT, Ctrl-C) during prepare; nothing was completed\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # in-process: the handler comes back
+
+
+def test_the_watch_counts_every_signal_and_raises_none_once_stopping():
+    import os
+    import signal
+
+    from evalcore.workflow.interrupt import signal_watch
+
+    with signal_watch() as outer, signal_watch() as watch:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+        watch.stop()
+        os.kill(os.getpid(), signal.SIGINT)  # counted, not raised: the cleanup is not interrupted
+        os.kill(os.getpid(), signal.SIGINT)
+        assert (watch.signum, watch.count, watch.exit_status) == (signal.SIGTERM, 3, 143)
+        assert (outer.signum, outer.count) == (signal.SIGTERM, 3)  # every enclosing watch notes them too
+        with pytest.raises(KeyboardInterrupt, match="stopped by SIGTERM"):
+            watch.check()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evalcore"
 
 LAYERS = (
-    ("errors", "extras", "progress", "capture", "hub"),
+    ("errors", "extras", "progress", "capture", "hub", "processes"),
     ("protocol",),
     ("sst2",),
     ("models",),
@@ -163,6 +163,7 @@ COVERED_ELSEWHERE = {
     "evalcore/book/damage.py": "test_refusals.py",
     "evalcore/book/triggers.py": "test_refusals.py",
     "evalcore/book/record_schema.py": "test_schema.py",  # the appendix's table of the run record's schema
+    "evalcore/book/forgery_runs.py": "test_forgeries.py",  # feeds the forgeries that test defines
 }
 """Modules whose tests live in the test file of the module that drives them, and where."""
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 import torch
@@ -10,7 +12,7 @@ import torch
 from evalcore import models
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.models import loader
-from evalcore.models.cache import MANIFEST, read_cache_manifest
+from evalcore.models.cache import MANIFEST, TEMP_PREFIX, committed_weights, read_cache_manifest, remove_orphans
 from evalcore.models.loader import cache_entry, load_model, locate_model
 from evalcore.protocol.digest import sha256_file
 from evalcore.sst2.selection import dev_ids
@@ -49,7 +51,7 @@ def test_tampered_cache_entry_refused(tmp_path, monkeypatch):
     (entry / "model.safetensors").write_bytes(b"not the converted weights")
     res = models.MODELS[models.DEFAULT_MODEL]
     identity = {"model": res.name, "gguf_sha256": res.sha256, "transformers": version("transformers"),
-                "torch": version("torch")}  # fmt: skip
+                "torch": version("torch"), "safetensors": version("safetensors")}  # fmt: skip
     (entry / MANIFEST).write_text(json.dumps({**identity, "files": {"model.safetensors": "0" * 64}}))
     with pytest.raises(ModelUnavailableError, match=r"fails verification at model\.safetensors; delete"):
         load_model()
@@ -72,20 +74,51 @@ def _manifest_for(entry, **identity):
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("gguf_sha256", "0" * 64), ("model", "another-model"), ("transformers", "4.0.0"), ("torch", "1.0")],
-)
+    [("gguf_sha256", "0" * 64), ("model", "another-model"), ("transformers", "4.0.0"), ("torch", "1.0"),
+     ("safetensors", "0.1.0")],
+)  # fmt: skip
 def test_cache_manifest_naming_another_model_or_library_refused(tmp_path, field, value):
     # Guards the docstring's promise: a manifest whose files verify but which was written for
     # another GGUF file, model or converter version is refused, not loaded.
     res = models.MODELS[models.DEFAULT_MODEL]
     identity = {"model": res.name, "gguf_sha256": res.sha256, "transformers": version("transformers"),
-                "torch": version("torch")}  # fmt: skip
-    good = _manifest_for(tmp_path / "good", **identity)
-    assert read_cache_manifest(good, expect=res)["gguf_sha256"] == res.sha256
+                "torch": version("torch"), "safetensors": version("safetensors")}  # fmt: skip
     bad = _manifest_for(tmp_path / "bad", **{**identity, field: value})
     assert read_cache_manifest(bad)["files"]  # the files alone verify
     with pytest.raises(ModelUnavailableError, match=rf"written for {field} '{value}', not "):
         read_cache_manifest(bad, expect=res)
+
+
+def test_weights_edited_with_their_manifest_are_refused(tmp_path, monkeypatch):
+    # Regression guard: a cache entry whose weights were changed and whose manifest hash was updated to
+    # match loaded silently, and a level-3 audit then blamed the honest record for the scores it gave.
+    res = models.MODELS[models.DEFAULT_MODEL]
+    identity = {"model": res.name, "gguf_sha256": res.sha256, "transformers": version("transformers"),
+                "torch": version("torch"), "safetensors": version("safetensors")}  # fmt: skip
+    forged = _manifest_for(tmp_path / "forged", **identity)  # files and manifest agree: the manifest passes
+    assert read_cache_manifest(forged)["files"]
+    pinned = committed_weights(res)
+    assert pinned is not None  # the pinned libraries have a committed conversion; otherwise this proves nothing
+    with pytest.raises(ModelUnavailableError, match=rf"hashes to [0-9a-f]{{64}}, not to the conversion this "
+                                                    rf"package pins \({pinned}\)"):
+        read_cache_manifest(forged, expect=res)
+
+
+def test_an_orphaned_conversion_directory_is_removed_and_a_live_ones_kept(tmp_path):
+    # Regression guard: SIGKILL while the cache was saved left a 514 MB .tmp-* directory nothing removed.
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    orphan = tmp_path / f"{TEMP_PREFIX}{child.pid}-abc"
+    live = tmp_path / f"{TEMP_PREFIX}{os.getpid()}-def"
+    unnamed = tmp_path / f"{TEMP_PREFIX}xyz"
+    for d in (orphan, live, unnamed):
+        d.mkdir()
+        (d / "model.safetensors").write_bytes(b"half")
+    assert remove_orphans(tmp_path) == [orphan.name]
+    assert not orphan.exists() and live.exists() and unnamed.exists()
 
 
 def test_load_model_checks_the_manifest_identity(tmp_path, monkeypatch):
@@ -93,7 +126,7 @@ def test_load_model_checks_the_manifest_identity(tmp_path, monkeypatch):
     monkeypatch.setenv(models.CACHE_ENV, str(tmp_path))
     res = models.MODELS[models.DEFAULT_MODEL]
     identity = {"model": res.name, "gguf_sha256": "f" * 64, "transformers": version("transformers"),
-                "torch": version("torch")}  # fmt: skip
+                "torch": version("torch"), "safetensors": version("safetensors")}  # fmt: skip
     _manifest_for(cache_entry(), **identity)
     with pytest.raises(ModelUnavailableError, match=r"written for gguf_sha256 'ffff"):
         load_model()
@@ -107,12 +140,20 @@ def test_cached_and_gguf_loads_are_identical(validation):
     # and must say it came from the cache: a warm-cache load against a fresh GGUF load.
     warm_notes: list[str] = []
     cached_model, cached_tok = load_model(notes=warm_notes)
-    assert any(n.startswith("loaded from ") for n in warm_notes), warm_notes
+    assert any(n.startswith(f"{loader.CACHE_NOTE} loaded from ") for n in warm_notes), warm_notes
+    assert any("weights match the committed conversion" in n for n in warm_notes), warm_notes
     notes = []
     gguf_model, gguf_tok = load_model(use_cache=False, notes=notes)
     assert not any("cache" in n for n in notes)
     manifest = read_cache_manifest(cache_entry())
     assert manifest["gguf_sha256"] == models.MODELS[models.DEFAULT_MODEL].sha256
+    # The committed conversion digest is re-derived here: the GGUF file converted again, saved, hashed.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        gguf_model.save_pretrained(scratch)
+        converted = sha256_file(Path(scratch) / "model.safetensors")
+    assert converted == committed_weights(models.MODELS[models.DEFAULT_MODEL])
     for i in dev_ids():
         for context, continuation in requests_for(validation[i].sentence):
             assert cached_tok.encode(context + continuation) == gguf_tok.encode(context + continuation)

@@ -249,3 +249,17 @@ def test_hub_split_offline_names_the_pinned_revision_and_the_tsv_default(monkeyp
     assert str(e.value).endswith(
         "Use the offline default instead: $EVALBOOK_SST2_DIR pointing at GLUE's SST-2 TSV files."
     )
+
+
+def test_a_byte_that_is_not_utf8_is_refused_with_its_line_and_offset(tmp_path, sst2_dir):
+    # Regression guard: one 0xFF byte in dev.tsv gave an uncaught UnicodeDecodeError traceback from prepare,
+    # run and audit --level 2.
+    from evalcore.errors import DataIntegrityError
+    from evalcore.sst2.rows import read_tsv
+
+    raw = (sst2_dir / "dev.tsv").read_bytes()
+    start = raw.index(b"\n") + 1  # row idx 0 begins on line 2
+    (tmp_path / "dev.tsv").write_bytes(raw[:start + 3] + b"\xff" + raw[start + 4:])
+    with pytest.raises(DataIntegrityError, match=rf"dev\.tsv: line 2 \(row idx 0\) is not UTF-8: byte 0xFF at "
+                                                 rf"offset {start + 3} \(column 4, invalid start byte\)"):
+        read_tsv(tmp_path / "dev.tsv")

@@ -13,8 +13,9 @@ import pytest
 
 from evalcore import records
 from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
+from evalcore.processes import CLOCK_SLACK_S
 from evalcore.records import store
-from evalcore.records.claims import CLOCK_SLACK_S, LOCK_NAME
+from evalcore.records.claims import LOCK_NAME
 from evalcore.records.store import RECORD_NAME, begin_record, mark_failed, read_record, write_record
 
 H = "ab" * 32  # a well-formed SHA-256; the values are not checked against anything here
@@ -28,7 +29,8 @@ ITEM = {
 MINIMAL = {
     "status": "complete", "protocol": {"data": {"item_ids": [1]}}, "fingerprint": H,
     "resources": {"model": {"name": "m", "source": "s"}, "data": {"source": "local"}, "packages": {}},
-    "settings": {"smoke": True, "sort_ids": True, "unsealed": False},
+    "settings": {"smoke": True, "sort_ids": True, "unsealed": False, "ids_passed_to_harness": [1],
+                 "official_item_ids": [1], "independent_item_ids": [1]},
     "environment": {"arithmetic": {"cpu_model": "c", "cpu_capability": "DEFAULT", "threads": 1, "env": {}}},
     "items": [ITEM], "aggregate": {"official": {"acc": 1.0}, "independent": {"acc": 0.0}},
     "ledger": {"records": [{"id": "1", "status": "passed"}], "summary": {}},
@@ -466,7 +468,32 @@ def test_execute_run_overwrite_that_fails_loses_nothing(tmp_path, monkeypatch):
     with pytest.raises(DataUnavailableError):
         execute_run(tmp_path, smoke=True, overwrite=True)
     assert (tmp_path / RECORD_NAME).read_bytes() == before
-    assert "DataUnavailableError" in claim_of_pending(tmp_path)["error"]
+    # the data are checked before the directory is claimed: nothing is written beside the old record
+    assert sorted(p.name for p in tmp_path.iterdir()) == [RECORD_NAME]
+
+
+def test_a_lock_naming_a_reused_pid_is_stale(tmp_path):
+    # Regression guard: a leftover .run.lock naming pid 1 (alive, but not the writer) blocked the directory
+    # for ever ("pid 1 … wait for it to finish"), though the claim check already compared start times.
+    started = psutil.Process(1).create_time()
+    (tmp_path / LOCK_NAME).write_text(f"1 {started + 1000}\n")  # pid 1, alive, with another start time
+    os.utime(tmp_path / LOCK_NAME, (started - 10, started - 10))  # the file's time alone proves nothing
+    begin_record(tmp_path, {})
+    assert int((tmp_path / LOCK_NAME).read_text().split()[0]) == os.getpid()
+    records.release_lock(tmp_path)
+    # A lock of the old format (a pid only) is judged by the claim of the same pid, as the claim is.
+    (tmp_path / LOCK_NAME).write_text("1\n")
+    claim = {"schema": records.SCHEMA_VERSION, "status": "incomplete", "pid": 1, "host": socket.gethostname(),
+             "process_started": started + 1000, "started_at": "then"}  # fmt: skip
+    (tmp_path / RECORD_NAME).write_text(json.dumps(claim))
+    begin_record(tmp_path, {})
+    assert int((tmp_path / LOCK_NAME).read_text().split()[0]) == os.getpid()
+    records.release_lock(tmp_path)
+    # With nothing to judge it by, a pid-only lock of a live process stays, and the refusal says what to do.
+    (tmp_path / RECORD_NAME).unlink()
+    (tmp_path / LOCK_NAME).write_text("1\n")
+    with pytest.raises(RunInProgressError, match=r"records no start time, so a reused pid cannot be told apart"):
+        begin_record(tmp_path, {})
 
 
 def test_reading_a_live_runs_claim_says_to_wait_not_to_run_again(live_writer):
@@ -503,7 +530,8 @@ def test_the_lock_holds_its_owner_from_the_moment_it_exists(tmp_path, monkeypatc
 
     monkeypatch.setattr(claims.os, "link", link_then_look)
     begin_record(tmp_path, {})
-    assert seen[0] == f"{os.getpid()}\n"
+    pid, started = seen[0].split()
+    assert int(pid) == os.getpid() and float(started) == pytest.approx(psutil.Process().create_time(), abs=0.01)
     assert f"is locked by a run in progress (pid {os.getpid()}" in seen[1]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(LOCK_NAME)] == [LOCK_NAME]  # no temporary left
 

@@ -5,6 +5,17 @@ tens of seconds, so the float32 result is saved once as safetensors, in a direct
 keyed by the GGUF file's SHA-256 and the converting libraries' versions. The manifest
 written beside it names the model, the GGUF file's SHA-256, those versions and the
 SHA-256 of every file; :func:`read_cache_manifest` checks all of them before a load.
+
+A manifest sits in the same directory as the files it describes, so whoever edits a
+weight file can also rewrite its hash in the manifest: the manifest detects damage, not
+an edit. What the manifest cannot vouch for, the package does: for the pinned converting
+libraries it holds the SHA-256 of the converted weights (:data:`CONVERTED_WEIGHTS`,
+measured once by converting the pinned GGUF file, and checked again by a test that
+converts it), and a cache entry whose weights hash to anything else is refused. With other
+library versions there is no such digest, and the load says that the cache was checked
+against its own manifest only. A conversion killed half-way leaves a temporary directory
+named with its writer's pid (``.tmp-<pid>-…``); the next load removes those whose writer
+is gone.
 """
 
 from __future__ import annotations
@@ -18,22 +29,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
+from evalcore.processes import writer_alive
 from evalcore.protocol.digest import sha256_file
 from evalcore.protocol.jsonvalue import json_object
 from evalcore.sst2.task import QUESTION
 
 __all__ = [
     "CACHE_ENV",
+    "CONVERTED_WEIGHTS",
     "CONVERTERS",
     "MANIFEST",
     "REBUILD",
+    "TEMP_PREFIX",
     "TOKENIZER_PROBES",
     "UNSAFE",
+    "WEIGHTS",
     "cache_root",
     "check_entry_before_conversion",
+    "committed_weights",
     "entry_for",
     "has_manifest",
     "read_cache_manifest",
+    "remove_orphans",
     "write_cache",
 ]
 
@@ -52,8 +69,23 @@ UNSAFE = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
 MANIFEST = "evalbook-manifest.json"
 """File in each cache entry that records its source and the SHA-256 of every file."""
 
-CONVERTERS = ("transformers", "torch")
-"""The libraries whose versions decide the converted weights; named in the key and the manifest."""
+CONVERTERS = ("transformers", "torch", "safetensors")
+"""The libraries whose versions decide the converted weights file; named in the key and the manifest."""
+
+WEIGHTS = "model.safetensors"
+"""The weights file of a cache entry."""
+
+CONVERTED_WEIGHTS: dict[tuple[str, str, str, str], str] = {
+    ("smollm2-135m-instruct-q4_1", "4.57.6", "2.13.0", "0.8.0"):
+        "a672150fb4f99d7c8f4168cecdd464069c0ef3a37d8113f22ddb9d48031d03cd",
+}
+"""SHA-256 of the converted weights file, by (model, transformers, torch, safetensors) public versions.
+
+Measured by converting the pinned GGUF file with the pinned libraries (``tests/test_loader.py``
+converts it again and compares); a cache entry for these versions must hold exactly this file."""
+
+TEMP_PREFIX = ".tmp-"
+"""A cache entry is written in ``.tmp-<pid>-<random>`` beside it, then renamed into place."""
 
 
 def cache_root() -> Path:
@@ -116,6 +148,44 @@ def _expected_identity(res: ModelResource) -> dict[str, Any]:
     return {"model": res.name, "gguf_sha256": res.sha256, **{lib: version(lib) for lib in CONVERTERS}}
 
 
+def _public(release: str) -> str:
+    """A version without its local label (``2.13.0+cpu`` -> ``2.13.0``): the build label does not change the bytes."""
+    return release.split("+", 1)[0]
+
+
+def committed_weights(res: ModelResource) -> str | None:
+    """The committed SHA-256 of ``res``'s converted weights for the installed converting libraries, or None."""
+    transformers, torch, safetensors = (_public(version(lib)) for lib in CONVERTERS)
+    return CONVERTED_WEIGHTS.get((res.name, transformers, torch, safetensors))
+
+
+def remove_orphans(parent: Path) -> list[str]:
+    """Remove the temporary directories of conversions whose writer is gone; return their names.
+
+    A directory is named ``.tmp-<pid>-…`` by its writer (:func:`write_cache`); one whose pid
+    names no process, or a process started after the directory was made, is left over from
+    a conversion that was killed. A live writer's directory stays.
+    """
+    removed: list[str] = []
+    try:
+        candidates = list(parent.glob(f"{TEMP_PREFIX}*"))
+    except OSError:
+        return removed
+    for temp in candidates:
+        pid_text = temp.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if not pid_text.isascii() or not pid_text.isdigit():
+            continue  # not named by a writer's pid: nothing proves its writer gone
+        try:
+            written_at = temp.stat().st_mtime
+        except OSError:
+            continue
+        pid = int(pid_text)
+        if pid != os.getpid() and not writer_alive(pid, written_at=written_at):
+            shutil.rmtree(temp, ignore_errors=True)
+            removed.append(temp.name)
+    return removed
+
+
 def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> dict[str, Any]:
     """Check a cache entry's files against its manifest; return the manifest.
 
@@ -127,8 +197,10 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
 
     Raises:
         ModelUnavailableError: a file is missing, differs or is not listed; the weights
-            are not safetensors; or the manifest names another model, GGUF file or
-            library version. The message says which and how to rebuild.
+            are not safetensors; the manifest names another model, GGUF file or
+            library version; or, with ``expect`` and pinned library versions, the weights
+            are not the conversion :data:`CONVERTED_WEIGHTS` pins (an edit that rewrote the
+            manifest too). The message says which and how to rebuild.
     """
     rebuild = REBUILD
     try:
@@ -161,6 +233,12 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
             raise ModelUnavailableError(f"model cache {entry} cannot read {filename} ({exc}); {rebuild}") from None
         if not ok:
             raise ModelUnavailableError(f"model cache {entry} fails verification at {filename}; {rebuild}")
+    pinned = committed_weights(expect) if expect is not None else None
+    if pinned is not None and files.get(WEIGHTS) != pinned:
+        raise ModelUnavailableError(
+            f"model cache {entry}: {WEIGHTS} hashes to {files.get(WEIGHTS)}, not to the conversion this package "
+            f"pins ({pinned}): the weights were changed, and their manifest with them; {rebuild}"
+        )
     return manifest
 
 
@@ -180,7 +258,7 @@ def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> 
     from transformers import AutoTokenizer
 
     entry.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=entry.parent))
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -189,6 +267,12 @@ def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> 
             if reloaded.encode(probe) != tokenizer.encode(probe):
                 raise ModelUnavailableError(f"the saved tokenizer encodes {probe!r} differently; not caching")
         files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+        pinned = committed_weights(res)
+        if pinned is not None and files.get(WEIGHTS) != pinned:
+            raise ModelUnavailableError(
+                f"converting {res.name} gave {WEIGHTS} with SHA-256 {files.get(WEIGHTS)}, not the {pinned} this "
+                "package pins for these library versions; not caching (the conversion is not what was measured)"
+            )
         manifest = {**_expected_identity(res), "files": files}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
         try:

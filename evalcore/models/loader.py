@@ -22,14 +22,17 @@ from evalcore.extras import needs_run_extra
 from evalcore.hub import hub_download
 from evalcore.models.cache import (
     check_entry_before_conversion,
+    committed_weights,
     entry_for,
     has_manifest,
     read_cache_manifest,
+    remove_orphans,
     write_cache,
 )
 from evalcore.protocol.digest import sha256_file, sha256_text
 
 __all__ = [
+    "CACHE_NOTE",
     "DEFAULT_MODEL",
     "MODELS",
     "ModelResource",
@@ -44,6 +47,9 @@ __all__ = [
 
 DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"
 """The registry name of the offline default model."""
+
+CACHE_NOTE = "model cache:"
+"""How every note :func:`load_model` writes about the float32 cache begins (a run records these notes)."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +237,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
 
     directory, gguf_file, res = locate_model(name)
     entry = cache_entry(name) if (use_cache and gguf_file) else None
+    orphans = remove_orphans(entry.parent) if entry is not None else []
     cached = entry if entry is not None and has_manifest(entry) else None
     if cached is not None:
         manifest = read_cache_manifest(cached, expect=res)
@@ -258,8 +265,13 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
     model.eval()
     if entry is not None:
         digest = sha256_text(json.dumps(manifest, sort_keys=True))
-        sink.append(f"{'loaded from' if cached else 'converted from GGUF and cached in'} {entry.name} "
-                    f"(manifest sha256 {digest[:16]})")  # fmt: skip
+        checked = (
+            "weights match the committed conversion" if committed_weights(res) is not None
+            else "no committed digest for these library versions: checked against its own manifest only"
+        )  # fmt: skip
+        sink.append(f"{CACHE_NOTE} {'loaded from' if cached else 'converted from GGUF into'} {entry.name} "
+                    f"(manifest sha256 {digest[:16]}; {checked})")  # fmt: skip
+        sink += [f"{CACHE_NOTE} removed {orphan}, left by a conversion whose process is gone" for orphan in orphans]
     if notes is not None:
         notes.extend(sink)
     for line in sink:

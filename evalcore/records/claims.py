@@ -14,18 +14,18 @@ import errno
 import os
 import re
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from evalcore.errors import RunInProgressError
+from evalcore.processes import process_alive, writer_alive
 from evalcore.records.atomic import create_text_exclusive
 
 __all__ = [
-    "CLOCK_SLACK_S",
     "LOCK_NAME",
     "TEMP_PREFIX",
     "claim_holder",
-    "process_alive",
     "refuse_live_claim",
     "release_lock",
     "remove_stale_temporaries",
@@ -35,24 +35,7 @@ __all__ = [
 TEMP_PREFIX = ".run-"
 """Temporary files of a record being written are ``.run-<pid>-<random>.json.tmp``: the writer's pid is in the name."""
 
-CLOCK_SLACK_S = 1.5
-"""How far two readings of one process's start time may differ (the kernel's boot time is read in whole seconds)."""
-
 _TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]*\.json\.tmp")
-
-
-def process_alive(pid: int) -> tuple[bool, float | None]:
-    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None."""
-    import psutil
-
-    try:
-        process = psutil.Process(pid)
-        alive = process.status() != psutil.STATUS_ZOMBIE
-        return alive, process.create_time() if alive else None
-    except psutil.NoSuchProcess:  # ZombieProcess too
-        return False, None
-    except (psutil.AccessDenied, OSError):  # alive, as far as can be told: never guess that a writer is gone
-        return True, None
 
 
 def claim_holder(claim: dict[str, Any]) -> str:
@@ -66,9 +49,8 @@ def claim_holder(claim: dict[str, Any]) -> str:
         return "elsewhere"
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return "dead"
-    alive, now_started = process_alive(pid)
     recorded = started if isinstance(started, int | float) and not isinstance(started, bool) else None
-    if not alive or (recorded is not None and now_started is not None and abs(now_started - recorded) > CLOCK_SLACK_S):
+    if not writer_alive(pid, started=recorded):
         return "dead"
     return "self" if pid == os.getpid() else "alive"
 
@@ -91,7 +73,7 @@ def refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -
 
 
 LOCK_NAME = ".run.lock"
-"""Created exclusively by :func:`begin_record` (holding its pid), removed when the run ends."""
+"""Created exclusively by :func:`begin_record` (holding its pid and start time), removed when the run ends."""
 
 _LOCK_TEMP_NAME = re.compile(re.escape(LOCK_NAME) + r"\.(\d+)-[^/]*")
 
@@ -107,7 +89,7 @@ def _create_with_owner(lock: Path) -> None:
     Raises:
         FileExistsError: something is already at ``lock`` (a dangling link included).
     """
-    owner = f"{os.getpid()}\n"
+    owner = f"{os.getpid()} {process_alive(os.getpid())[1] or ''}\n"
     try:  # mode 0644: another user's run must be able to read the owner
         create_text_exclusive(lock, owner, temp_prefix=f"{LOCK_NAME}.{os.getpid()}-")
         return
@@ -123,12 +105,21 @@ def _create_with_owner(lock: Path) -> None:
         fh.write(owner)
 
 
-def take_lock(directory: Path) -> None:
+def take_lock(directory: Path, recorded_starts: Mapping[int, float] | None = None) -> None:
     """Claim ``directory`` atomically: create :data:`LOCK_NAME` holding this pid, or prove its holder gone.
 
     The exclusive create is the one step two runs cannot both win, and the lock holds its
-    owner's pid from the moment it exists (``_create_with_owner``); a lock left by a
-    process that is gone (killed) is removed and taken once more.
+    owner's pid and start time from the moment it exists (``_create_with_owner``). A lock
+    left by a process that is gone is removed and taken once more; gone is judged as a
+    claim is (:func:`evalcore.processes.writer_alive`): no such pid, or a pid that now names
+    a process with another start time than the lock (or, for a lock written before locks
+    held one, the claim of the same pid in ``recorded_starts``) records.
+
+    Args:
+        recorded_starts: ``{pid: process start time}`` from the directory's claims.
+
+    Raises:
+        RunInProgressError: the lock's holder may be alive (the message says how to tell).
     """
     lock = directory / LOCK_NAME
     for _ in range(2):
@@ -136,20 +127,28 @@ def take_lock(directory: Path) -> None:
             _create_with_owner(lock)
         except FileExistsError:
             try:
-                holder = int(lock.read_text(encoding="ascii").split()[0])
+                fields = lock.read_text(encoding="ascii").split()
+                holder = int(fields[0])
+                started = float(fields[1]) if len(fields) > 1 else (recorded_starts or {}).get(int(fields[0]))
+                written_at = lock.stat().st_mtime
             except PermissionError:  # another user's lock, unreadable to us: never guess that it is stale
                 raise RunInProgressError(
                     f"{directory} is locked ({lock}) by a run this user cannot inspect; wait for it to finish, "
                     "or choose another --out"
                 ) from None
             except (OSError, ValueError, IndexError):
-                holder = -1  # empty or garbled: no live run's lock (it holds its pid from the moment it exists)
+                holder, started, written_at = -1, None, None  # empty or garbled: no live run's lock
             if holder == os.getpid():
                 return
-            if holder > 0 and process_alive(holder)[0]:
+            # a pid alone proves little: the holder is gone if that pid now names a process started later
+            if holder > 0 and writer_alive(holder, started=started, written_at=written_at):
+                unsure = "" if started is not None else (
+                    f"; the lock records no start time, so a reused pid cannot be told apart: if no run is "
+                    f"writing here, delete {lock}"
+                )  # fmt: skip
                 raise RunInProgressError(
                     f"{directory} is locked by a run in progress (pid {holder}, {lock}); wait for it to "
-                    f"finish or choose another --out"
+                    f"finish or choose another --out{unsure}"
                 ) from None
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
@@ -173,6 +172,13 @@ def remove_stale_temporaries(directory: Path) -> None:
     """
     for temp in [*directory.glob(f"{TEMP_PREFIX}*.json.tmp"), *directory.glob(f"{LOCK_NAME}.*")]:
         match = _TEMP_NAME.fullmatch(temp.name) or _LOCK_TEMP_NAME.fullmatch(temp.name)
-        if match and (int(match[1]) == os.getpid() or not process_alive(int(match[1]))[0]):
+        if not match:
+            continue
+        try:
+            written_at = temp.stat().st_mtime
+        except OSError:
+            continue
+        pid = int(match[1])
+        if pid == os.getpid() or not writer_alive(pid, written_at=written_at):
             with contextlib.suppress(OSError):
                 temp.unlink()

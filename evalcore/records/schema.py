@@ -245,8 +245,9 @@ def check_record(record: Any, where: str) -> None:
     if status == "failed":
         raise RecordError(f"{where}: status is 'failed' ({record.get('error')}); fix the cause and run it again")
     if status == "interrupted":
+        how = record.get("signal", "SIGINT (Ctrl-C)")
         raise RecordError(f"{where}: status is 'interrupted': the run started at {record.get('started_at')} was "
-                          "stopped by SIGINT (Ctrl-C); run it again into this directory")  # fmt: skip
+                          f"stopped by {how}; run it again into this directory")  # fmt: skip
     if isinstance(status, str) and status != "complete":
         raise RecordError(f"{where}: status is {status!r}, not 'complete'")
     problem = record_problem(record)

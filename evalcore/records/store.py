@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import RecordError, RecordExistsError, RunInProgressError
+from evalcore.processes import process_alive
 from evalcore.protocol.jsonvalue import json_object
 from evalcore.records.atomic import write_json_atomic
 from evalcore.records.claims import (
     TEMP_PREFIX,
     claim_holder,
-    process_alive,
     refuse_live_claim,
     release_lock,
     remove_stale_temporaries,
@@ -106,6 +106,12 @@ def _atomic_write(directory: Path, body: dict[str, Any], *, name: str = RECORD_N
         raise _unwritable(directory, exc) from exc
 
 
+def _recorded_starts(*claims: dict[str, Any]) -> dict[int, float]:
+    """``{pid: process start time}`` of the claims, to judge a lock that records no start time of its own."""
+    return {c["pid"]: c["process_started"] for c in claims
+            if isinstance(c.get("pid"), int) and isinstance(c.get("process_started"), int | float)}  # fmt: skip
+
+
 def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, overwrite: bool = False) -> Path:
     """Claim ``out_dir`` for a run before any work: write a record with status ``incomplete``.
 
@@ -130,12 +136,13 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     if status == "incomplete":
         refuse_live_claim(directory, existing, overwrite)
     _refuse_existing(directory / RECORD_NAME, status, overwrite)
+    starts = _recorded_starts(existing, _existing(directory / PENDING_NAME)[1])
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        take_lock(directory)
+        take_lock(directory, starts)
     except RunInProgressError:
         raise
-    except OSError as exc:  # the class kept (PermissionError, NotADirectoryError, ...), the directory named
+    except OSError as exc:  # the class kept (PermissionError, ...), the directory named
         raise _unwritable(directory, exc) from exc
     remove_stale_temporaries(directory)
     with contextlib.suppress(FileNotFoundError):  # a pending claim of a writer now gone (the lock is ours)
@@ -149,15 +156,18 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
     return _atomic_write(directory, claim, name=PENDING_NAME if keep else RECORD_NAME)
 
 
-def mark_failed(out_dir: str | os.PathLike[str], error: BaseException, *, interrupted: bool = False) -> Path | None:
+def mark_failed(
+    out_dir: str | os.PathLike[str], error: BaseException, *, interrupted: bool = False, signal_name: str | None = None
+) -> Path | None:
     """Turn this process's ``incomplete`` claim into ``failed``, naming the error; leave anything else alone.
 
     The claim is :data:`RECORD_NAME`, or :data:`PENDING_NAME` for a run started with
     ``overwrite`` over a finished record, which then stays as it was.
 
     Args:
-        interrupted: the user stopped the run (SIGINT, Ctrl-C): the status is
+        interrupted: the run was stopped (SIGINT, Ctrl-C, or SIGTERM): the status is
             ``interrupted``, and the error is kept as what the stop surfaced as.
+        signal_name: which signal stopped it (default: SIGINT, Ctrl-C).
     """
     for name in (PENDING_NAME, RECORD_NAME):
         status, claim = _existing(Path(out_dir) / name)
@@ -167,7 +177,8 @@ def mark_failed(out_dir: str | os.PathLike[str], error: BaseException, *, interr
         return None
     what = f"{type(error).__name__}: {error}"
     if interrupted:
-        claim.update(status="interrupted", error=f"stopped by SIGINT (Ctrl-C), seen as {what}"[:2000])
+        stop = signal_name or "SIGINT (Ctrl-C)"
+        claim.update(status="interrupted", signal=stop, error=f"stopped by {stop}, seen as {what}"[:2000])
     else:
         claim.update(status="failed", error=what[:2000])
     try:

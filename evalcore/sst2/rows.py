@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import logging
 import os
@@ -110,11 +111,28 @@ def data_dir() -> Path:
 
 
 def read_tsv(path: Path) -> list[Row]:
-    """The rows of one GLUE SST-2 TSV file, unverified (:func:`load_split` verifies them)."""
+    """The rows of one GLUE SST-2 TSV file, unverified (:func:`load_split` verifies them).
+
+    Raises:
+        DataUnavailableError: no such file.
+        DataIntegrityError: bytes that are not UTF-8 (naming the line, the byte and its
+            offset), a wrong header, or a malformed row (naming its idx).
+    """
     if not path.is_file():
         raise DataUnavailableError(f"SST-2 file {path} does not exist (set ${DATA_ENV})")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        where = "the header" if line == 1 else f"row idx {line - 2}"
+        raise DataIntegrityError(
+            f"{path}: line {line} ({where}) is not UTF-8: byte 0x{raw[exc.start]:02X} at offset {exc.start} "
+            f"(column {column}, {exc.reason}); GLUE's SST-2 files are UTF-8, so this is not the pinned file"
+        ) from None
     rows = []
-    with open(path, encoding="utf-8", newline="") as fh:
+    with io.StringIO(text, newline="") as fh:
         reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
         if header != ["sentence", "label"]:

@@ -12,7 +12,8 @@ so also only with ``--unseal``) or a list of validation ids.
 Exit status (:data:`evalcore.errors.EXIT_CODES`): 0 success; 1 the check ran and found
 a problem; 2 refused: a usage error or any :class:`~evalcore.errors.EvalcoreError`,
 with what and why; 3 the system refused (an ``OSError``: permission, disk, path);
-130 interrupted by SIGINT (Ctrl-C), whatever exception the interruption surfaced as.
+130 interrupted by SIGINT (Ctrl-C) and 143 by SIGTERM, whatever exception the interruption
+surfaced as, and however many signals arrived.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from evalcore.errors import EXIT_CODES, EvalcoreError, InvalidInputError
 from evalcore.models.loader import DEFAULT_MODEL, MODELS
-from evalcore.workflow.interrupt import sigint_watch
+from evalcore.workflow.interrupt import EXIT_BY_SIGNAL, signal_watch
 
 __all__ = ["ITEM_SETS", "build_parser", "entry", "main", "resolve_items"]
 
@@ -122,11 +123,13 @@ def _audit(args: argparse.Namespace) -> int:
     from evalcore.models.loader import load_model, load_tokenizer
     from evalcore.records.audit import audit_record
     from evalcore.records.numerics import format_tolerance
-    from evalcore.records.report import LEVELS
+    from evalcore.records.report import LEVELS, REDERIVED
     from evalcore.records.store import read_record
     from evalcore.sst2.rows import load_split
 
     record = read_record(args.dir)
+    print("read: the schema and the self-digest hold (a digest detects an accidental edit; "
+          "a forger recomputes it, so what follows re-derives)")  # fmt: skip
     rows = tokenizer = model = None
     if args.level >= 2:
         rows = load_split("validation", source=record["resources"]["data"]["source"])
@@ -138,8 +141,10 @@ def _audit(args: argparse.Namespace) -> int:
     report = audit_record(record, level=args.level, rows=rows, tokenizer=tokenizer, model=model)
     for level, problems in report.levels.items():
         print(f"level {level} {LEVELS[level]}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+        print(f"  re-derived: {'; '.join(REDERIVED[level])}")
         for problem in problems:
             print(f"  - {problem}")
+    print(f"taken on trust after level {report.level}: {'; '.join(report.trusted())}")
     if report.rerun is not None:
         changes = report.arithmetic_changes
         print("arithmetic: the record's" if not changes else "arithmetic differs from the record's:")
@@ -217,21 +222,31 @@ def _show_log() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    return _main(argv)
+
+
+def _main(argv: Sequence[str] | None, *, leaving: bool = False) -> int:
+    """:func:`main`; ``leaving``: the process exits right after, so signals stay ignored once it stops."""
     args = build_parser().parse_args(argv)
     if args.verbose:
         _show_log()
     handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
-    with sigint_watch() as sigint:
+    with signal_watch(ignore_after_stop=leaving) as watch:
         try:
             if args.arithmetic == "pinned":
                 from evalcore.records.machine import SECOND_ARITHMETIC, pin_arithmetic
 
                 pin_arithmetic(SECOND_ARITHMETIC)
-            return handler(args)
+            status = handler(args)
+            watch.check()  # a signal some library swallowed still stops the command
+            return status
         except BaseException as exc:
-            if sigint.fired or isinstance(exc, KeyboardInterrupt):  # whatever the Ctrl-C surfaced as
-                print(f"interrupted (SIGINT, Ctrl-C) during {args.command}; nothing was completed", file=sys.stderr)
-                return 130
+            if watch.fired or isinstance(exc, KeyboardInterrupt):  # however it surfaced
+                watch.stop()  # later signals are counted, not raised into this message
+                name = {143: "SIGTERM"}.get(watch.exit_status, "SIGINT, Ctrl-C")
+                what = f"interrupted ({name}) during {args.command}"
+                print(f"{what}; nothing was completed", file=sys.stderr)
+                return watch.exit_status or 130
             if isinstance(exc, EvalcoreError):
                 print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
                 return 2
@@ -244,16 +259,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> None:
     """The ``evalcore`` command and ``python -m evalcore``: :func:`main`, then exit with its status.
 
-    After an interruption (status 130) the process leaves at once, without interpreter
-    finalization: the run has already recorded its claim as ``interrupted``. Once, a
-    command that had caught the interrupt and printed its message still died by SIGINT
-    (status -2) at exit; a likely cause is CPython's rule of re-raising SIGINT at exit when
-    a KeyboardInterrupt passed through code an extension ran with ``PyRun_*``, even though
-    it was caught later.
+    After an interruption (status 130 after SIGINT, 143 after SIGTERM) the process leaves
+    at once, without interpreter finalization, and ignores further signals from the
+    moment it began to stop: the run has already recorded its claim as ``interrupted``,
+    and a user still pressing Ctrl-C gets neither a traceback nor another status. (Once,
+    a command that had caught the interrupt and printed its message still died by SIGINT,
+    status -2, at exit: CPython re-raises SIGINT at exit when a KeyboardInterrupt passed
+    through code an extension ran with ``PyRun_*``, even though it was caught later.)
     """
-    status = main()
-    if status == 130:
+    status = _main(None, leaving=True)
+    if status in EXIT_BY_SIGNAL.values():
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(status)
     sys.exit(status)

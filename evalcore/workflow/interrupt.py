@@ -1,12 +1,17 @@
-"""Ctrl-C noticed even when a library turns the ``KeyboardInterrupt`` into another exception.
+"""Ctrl-C and SIGTERM noticed and kept, however many arrive and whatever a library does with them.
 
 Explained in the chapter *When inputs go wrong* (``book/refusals.md``). A SIGINT that
 arrives while a library is importing or converting something can surface as that
 library's own error (seen: ``ImportError: requires the protobuf library`` from a tokenizer
-load), so the exception alone does not say that the user stopped the run. While
-:func:`sigint_watch` is active, a SIGINT sets a flag before Python's own handler raises
-``KeyboardInterrupt``; the run's claim and the command's exit status are decided by the
-flag, whatever exception reaches them.
+load), and a library that catches every exception can swallow the ``KeyboardInterrupt``
+altogether (seen: three Ctrl-C within 10 ms, all lost, and a complete record written).
+So the exception alone does not say that the user stopped the run. While
+:func:`signal_watch` is active, each SIGINT or SIGTERM is noted before a
+``KeyboardInterrupt`` is raised; the run checks the note again before it writes its
+record (:meth:`SignalWatch.check`), and the run's claim and the command's exit status are
+decided by the note, whatever exception reaches them. Once the run has begun to stop
+(:meth:`SignalWatch.stop`), further signals are counted and nothing more is raised, so
+the cleanup that marks the claim ``interrupted`` is not itself interrupted.
 """
 
 from __future__ import annotations
@@ -18,42 +23,91 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SigintWatch", "sigint_watch"]
+__all__ = ["EXIT_BY_SIGNAL", "SIGNAL_NAMES", "SignalWatch", "signal_watch"]
+
+EXIT_BY_SIGNAL: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
+"""The exit status after each watched signal: 128 + its number, as a shell reports a process it stopped."""
+
+SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
+"""How messages name each watched signal."""
 
 
 @dataclass
-class SigintWatch:
-    """Whether a SIGINT arrived while the watch was active."""
+class SignalWatch:
+    """Which watched signals arrived while the watch was active."""
 
-    fired: bool = False
+    signum: int | None = None
+    """The first signal that arrived (``signal.SIGINT`` or ``signal.SIGTERM``), or None."""
+    count: int = 0
+    """How many arrived in all."""
+    stopping: bool = False
+    """Set once the run has begun to stop: later signals are counted, never raised."""
+
+    @property
+    def fired(self) -> bool:
+        """Whether any watched signal arrived."""
+        return self.signum is not None
+
+    @property
+    def name(self) -> str:
+        """``SIGINT (Ctrl-C)`` or ``SIGTERM``: how messages name the stop."""
+        return SIGNAL_NAMES.get(self.signum or 0, "no signal")
+
+    @property
+    def exit_status(self) -> int:
+        """130 after SIGINT, 143 after SIGTERM (0 when none arrived)."""
+        return EXIT_BY_SIGNAL.get(self.signum or 0, 0)
+
+    def note(self, signum: int) -> None:
+        """Record one arrival of ``signum``."""
+        self.count += 1
+        if self.signum is None:
+            self.signum = signum
+
+    def stop(self) -> None:
+        """The run is stopping: from now on a signal is counted and not raised."""
+        self.stopping = True
+
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` if a signal arrived (one a library may have swallowed)."""
+        if self.fired:
+            raise KeyboardInterrupt(f"stopped by {self.name}")
 
 
 @contextlib.contextmanager
-def sigint_watch() -> Iterator[SigintWatch]:
-    """Note every SIGINT in the block, then hand it to the handler that was there before.
+def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
+    """Note every SIGINT and SIGTERM in the block; raise ``KeyboardInterrupt`` for each until the run stops.
 
-    Only the main thread can set a signal handler; elsewhere, and where SIGINT is ignored
-    (``SIG_IGN``), the watch is inert and never fires. Watches nest: each one notes the
-    signal and passes it on.
+    Only the main thread can set a signal handler; elsewhere the watch is inert and never
+    fires. A signal that is ignored (``SIG_IGN``) when the watch begins stays ignored.
+    Watches nest: a signal is noted by every enclosing watch, and raised once.
+
+    Args:
+        ignore_after_stop: when the block ends after :meth:`SignalWatch.stop`, leave the
+            signals ignored instead of restoring the handlers that were there before: for a
+            process that is about to exit, whose user may still be pressing Ctrl-C.
     """
-    watch = SigintWatch()
+    watch = SignalWatch()
     if threading.current_thread() is not threading.main_thread():
         yield watch
         return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous == signal.SIG_IGN:
-        yield watch
-        return
+    watched = [s for s in EXIT_BY_SIGNAL if signal.getsignal(s) != signal.SIG_IGN]
+    previous: dict[int, Any] = {s: signal.getsignal(s) for s in watched}
 
     def handler(signum: int, frame: Any) -> None:
-        watch.fired = True
-        if callable(previous):
-            previous(signum, frame)
-        else:  # SIG_DFL or a handler not set from Python: stop the way Python's own handler does
-            raise KeyboardInterrupt
+        watch.note(signum)
+        outer = getattr(previous[signum], "evalcore_watch", None)
+        while outer is not None:  # every enclosing watch notes it too
+            outer_watch, outer = outer
+            outer_watch.note(signum)
+        if not watch.stopping:
+            raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[signum]}")
 
-    signal.signal(signal.SIGINT, handler)
+    handler.evalcore_watch = (watch, getattr(previous.get(signal.SIGINT), "evalcore_watch", None))  # type: ignore[attr-defined]
+    for s in watched:
+        signal.signal(s, handler)
     try:
         yield watch
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s in watched:
+            signal.signal(s, signal.SIG_IGN if ignore_after_stop and watch.stopping else previous[s])
