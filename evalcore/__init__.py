@@ -6,9 +6,10 @@ which. The notebooks and the command line (``evalcore``) call these same functio
 The package is built in layers, one folder each; a layer imports only from the layers
 below it (``tests/test_layers.py`` enforces the order):
 
-0. ``errors``, ``extras``, ``progress``, ``capture``, ``hub``: the error family and the
-   plumbing every layer shares (the optional ``run`` stack asked for by name, progress
-   bars, captured library noise, the offline-aware Hub);
+0. ``errors``, ``extras``, ``progress``, ``capture``, ``hub``, ``processes``: the error family
+   and the plumbing every layer shares (the optional ``run`` stack asked for by name,
+   progress bars, captured library noise, the offline-aware Hub, whether a writer process
+   is still alive);
 1. ``protocol``: the protocol tools (specification and fingerprint, digests, split
    overlap, run ledger), torch-free, and all that ``import evalcore`` loads;
 2. ``sst2``: the GLUE SST-2 rows, the item selection and the task;
@@ -102,7 +103,7 @@ _WORKFLOW = {
     "score_items": "evalcore.scoring.loglik",
     "run_official": "evalcore.harness.official",
     "execute_run": "evalcore.workflow.run",
-    "build_protocol": "evalcore.workflow.run",
+    "build_protocol": "evalcore.harness.runprotocol",
     "read_record": "evalcore.records.store",
     "write_record": "evalcore.records.store",
     "audit_record": "evalcore.records.audit",

@@ -49,7 +49,7 @@ def _unseal() -> int:
     from evalcore.records.machine import arithmetic
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import confirm_ids
-    from evalcore.workflow.run import build_protocol
+    from evalcore.harness.runprotocol import build_protocol
 
     records = {exp: json.loads((OUT / f"{exp}.json").read_text()) for exp in EXPERIMENTS}
     exp, name, accuracies = choose(records)

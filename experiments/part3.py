@@ -57,7 +57,7 @@ def main() -> int:
     from evalcore.records.machine import arithmetic
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import dev_ids
-    from evalcore.workflow.run import build_protocol
+    from evalcore.harness.runprotocol import build_protocol
 
     args.out.mkdir(parents=True, exist_ok=True)
     model, tokenizer = load_model()

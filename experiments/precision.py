@@ -62,7 +62,7 @@ def worker(out: Path, ids: list[int]) -> None:
     from evalcore.scoring.loglik import score_item
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import check_ids as check_unsealed
-    from evalcore.workflow.run import build_protocol
+    from evalcore.harness.runprotocol import build_protocol
 
     ids = check_unsealed(ids)  # the confirm set stays sealed
     validation = load_split("validation")

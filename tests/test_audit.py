@@ -26,8 +26,8 @@ def test_smoke_record_passes_all_three_levels(smoke_run, validation, model_and_t
     # Same process, same arithmetic: the policy is bit-identical, and the verdict says so.
     assert report.arithmetic_changes == [] and report.rerun.bit_identical
     assert report.summary() == (
-        "audit ok: 2 items, 4 scores; official vs independent bit-identical; "
-        "re-run on same arithmetic: bit-identical (8 scores); no argmax flips"
+        "audit ok at level 3: 4 items (a smoke run: 2 scored by the harness), 4 scores compared; "
+        "official vs independent bit-identical; re-run on same arithmetic: bit-identical (8 scores); no argmax flips"
     )
 
 
@@ -78,7 +78,7 @@ def test_cli_exit_codes(smoke_run, unsorted_run, tmp_path, capsys):
     assert main(["audit", str(unsorted_run[0]), "--level", "1"]) == 1
     assert "audit FAILED:" in capsys.readouterr().out.splitlines()[-1]
     assert main(["audit", str(smoke_run[0]), "--level", "1"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("audit ok: 2 items, 4 scores")
+    assert capsys.readouterr().out.splitlines()[-1].startswith("audit ok at level 1: 4 items (a smoke run: 2 scored")
     edited = tmp_path / "edited"
     shutil.copytree(smoke_run[0].parent, edited)
     data = json.loads((edited / "run.json").read_text())
@@ -120,6 +120,7 @@ def test_same_arithmetic_that_does_not_reproduce_the_bits_is_a_problem(smoke_run
     _, record = smoke_run
     edited = copy.deepcopy(record)
     edited["items"][0]["independent"]["loglik"][0] += 1e-7  # far inside the tolerance
+    edited["items"][0]["independent"]["token_logprobs"][0][0] += 1e-7  # a single token: its s_ij exactly
     model, tok = model_and_tokenizer
     report = audit_record(edited, level=3, rows=validation, tokenizer=tok, model=model)
     assert report.arithmetic_changes == [] and report.levels[1] == []
@@ -132,6 +133,7 @@ def test_another_recorded_arithmetic_is_judged_by_the_tolerance(smoke_run, valid
     edited = copy.deepcopy(record)
     edited["environment"]["arithmetic"]["cpu_capability"] = "SOME-OTHER-CPU"
     edited["items"][0]["independent"]["loglik"][0] += 1e-7
+    edited["items"][0]["independent"]["token_logprobs"][0][0] += 1e-7
     model, tok = model_and_tokenizer
     report = audit_record(edited, level=3, rows=validation, tokenizer=tok, model=model)
     assert report.ok, report.levels

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.harness.runprotocol import build_protocol
 from evalcore.models.loader import WithoutSpecialTokens
 from evalcore.part3.conditions import (
     HARNESS_FORMAT,
@@ -20,7 +21,6 @@ from evalcore.scoring.generation import greedy_continuation, parse_label
 from evalcore.sst2.rows import Row
 from evalcore.sst2.selection import dev_ids
 from evalcore.sst2.task import TEMPLATE, doc_to_text
-from evalcore.workflow.run import build_protocol
 
 TRAIN = [Row(i, f"train sentence {i}", i % 2) for i in range(40)]
 VALIDATION = [Row(i, f"validation sentence {i}", i % 2) for i in range(872)]

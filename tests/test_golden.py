@@ -63,7 +63,8 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     pinned = env | SECOND_ARITHMETIC
     assert f"  - env: {{}} -> {({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
     verdict = lines[-1]
-    assert verdict.startswith("audit ok: 64 items, 128 scores; official vs independent bit-identical; ")
+    assert verdict.startswith("audit ok at level 3: 64 items, 128 scores compared; official vs independent "
+                              "bit-identical; ")
     assert "re-run on another arithmetic: max |Δ| " in verdict
     assert f"within tolerance {format_tolerance(ABS_TOL)} (128 scores)" in verdict
 
@@ -80,9 +81,11 @@ def test_pinning_is_refused_once_torch_is_loaded(capsys):
 
 def _forge_labels(record: dict, flip: list[int]) -> dict:
     """A copy of ``record`` whose gold labels are flipped for ``flip``, with everything a forger can recompute
-    recomputed: the logged targets and their hashes, acc, the aggregates, the ledger and the self-digest."""
+    recomputed: the logged targets and their hashes, acc, the aggregates and acc_stderr, the ledger and the
+    self-digest."""
     from evalcore.protocol.digest import sha256_text
     from evalcore.protocol.ledger import ledger_record, summarize_ledger
+    from evalcore.records.recount import harness_stderr
     from evalcore.records.schema import record_digest
 
     forged = copy.deepcopy(record)
@@ -94,6 +97,7 @@ def _forge_labels(record: dict, flip: list[int]) -> dict:
             off["acc"] = float(max((0, 1), key=lambda j: off["loglik"][j]) == item["label"])
     official = [it["official"] for it in forged["items"]]
     forged["aggregate"]["official"]["acc"] = sum(o["acc"] for o in official) / len(official)
+    forged["aggregate"]["official"]["acc_stderr"] = harness_stderr([o["acc"] for o in official])
     forged["aggregate"]["independent"]["acc"] = sum(
         it["independent"]["prediction"] == it["label"] for it in forged["items"]) / len(forged["items"])
     records = [ledger_record(it["item_id"], it["official"]["acc"] == 1.0) for it in forged["items"]]
@@ -131,7 +135,7 @@ def test_cli_level_2_loads_the_tokenizer_not_the_model(monkeypatch, capsys):
     monkeypatch.setattr(evalcore.models.loader, "load_model", refuse)
     assert main(["audit", str(GOLDEN), "--level", "2"]) == 0
     out = capsys.readouterr().out
-    assert "level 2 prompts re-encoded: ok" in out and out.splitlines()[-1].startswith("audit ok: 64 items")
+    assert "level 2 prompts re-encoded: ok" in out and out.splitlines()[-1].startswith("audit ok at level 2: 64 items")
 
 
 def _redigest(record: dict) -> dict:

@@ -150,3 +150,41 @@ def test_sha256_text_hashes_the_utf8_bytes(text):
     assert sha256_text(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
     if not text.isascii():
         assert sha256_text(text) != hashlib.sha256(text.encode("utf-16")).hexdigest()
+
+
+@pytest.mark.model
+def test_a_swallowed_ctrl_c_never_leaves_a_complete_record(tmp_path, monkeypatch, model_and_tokenizer):
+    # Regression guard: three Ctrl-C within 10 ms were once all lost inside the run (exit 0, a complete record).
+    import json
+    import os
+    import signal
+
+    import evalcore.workflow.run
+    from evalcore.workflow.run import execute_run
+
+    real = evalcore.workflow.run.run_official
+
+    def swallowing(*args, **kwargs):
+        for _ in range(3):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+            except KeyboardInterrupt:
+                pass  # a library that catches everything
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evalcore.workflow.run, "run_official", swallowing)
+    with pytest.raises(KeyboardInterrupt):
+        execute_run(tmp_path, smoke=True, preloaded=model_and_tokenizer)
+    claim = json.loads((tmp_path / "run.json").read_text())
+    assert claim["status"] == "interrupted" and claim["signal"] == "SIGINT (Ctrl-C)"
+
+
+@pytest.mark.model
+def test_a_run_records_how_its_model_was_loaded(smoke_run):
+    # Regression guard: a run that loaded the model from the cache recorded resources.model.load: [].
+    _, record = smoke_run
+    (note,) = [n for n in record["resources"]["model"]["load"] if "orphan" not in n and "removed" not in n]
+    assert note.startswith("model cache: loaded from smollm2-135m-instruct-q4_1-") or note.startswith(
+        "model cache: converted from GGUF into smollm2-135m-instruct-q4_1-"
+    )
+    assert "weights match the committed conversion" in note

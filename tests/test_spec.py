@@ -107,8 +107,8 @@ def test_from_dict_refuses_another_layout(edit, error, match):
 
 def test_build_protocol_measures_the_tokenizers_bos():
     # Record assembly: the protocol's tokenizer field says what the tokenizer does, measured on a probe.
+    from evalcore.harness.runprotocol import build_protocol
     from evalcore.sst2.task import TASK_VERSION, TEMPLATE
-    from evalcore.workflow.run import build_protocol
 
     class Tok:
         def __init__(self, bos):

@@ -110,7 +110,7 @@ def test_core_runs_the_protocol_tools_and_a_level_1_audit(core_venv, tmp_path):
     assert out["fingerprint_ok"] and out["ledger_ok"]
     assert out["overlap"] == {"dev/report": 3}
     assert out["canonical"] == '{"a":[true,null],"b":1}'
-    assert out["audit_ok"] and out["audit_summary"].startswith("audit ok: 64 items")
+    assert out["audit_ok"] and out["audit_summary"].startswith("audit ok at level 1: 64 items")
     assert "evalcore.models.loader.load_model needs evalcore[run]" in out["refusal"]
     assert "pip install '.[run]'" in out["refusal"]
 

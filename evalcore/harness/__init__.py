@@ -2,7 +2,8 @@
 
 ``official`` (the pinned task, ``simple_evaluate`` and the harness's own log-likelihoods),
 ``install`` (the installed harness checked file by file against its wheel) and ``pairing``
-(each logged sample keyed by its content, never by its ``doc_id``).
+(each logged sample keyed by its content, never by its ``doc_id``) and ``runprotocol``
+(the protocol a run writes, which the audit builds again).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from evalcore.harness.official import (
     run_official,
 )
 from evalcore.harness.oracle import harness_instances, harness_lm, harness_loglikelihood
-from evalcore.harness.pairing import independent_entry, official_entry, pair_official
+from evalcore.harness.pairing import independent_entry, no_sample, official_entry, pair_official
 from evalcore.harness.registry import (
     TASK,
     build_task,
@@ -27,16 +28,20 @@ from evalcore.harness.registry import (
     official_task_config,
     task_manager,
 )
+from evalcore.harness.runprotocol import DATASET, RUN_DTYPE, build_protocol, run_protocol, tokenizer_identity
 
 __all__ = [
+    "DATASET",
     "HARNESS_DISTRIBUTION",
     "HARNESS_PACKAGE",
     "HARNESS_VERSION",
+    "RUN_DTYPE",
     "SEED",
     "SEED_ARGUMENTS",
     "TASK",
     "HarnessFileReport",
     "OfficialRun",
+    "build_protocol",
     "build_task",
     "evaluate",
     "harness_fewshot_contexts",
@@ -45,11 +50,14 @@ __all__ = [
     "harness_loglikelihood",
     "harness_requests",
     "independent_entry",
+    "no_sample",
     "official_entry",
     "official_task_config",
     "pair_official",
     "require_pinned_harness",
     "run_official",
+    "run_protocol",
     "task_manager",
+    "tokenizer_identity",
     "verify_harness_files",
 ]

@@ -15,7 +15,7 @@ from evalcore.protocol.digest import sha256_text
 from evalcore.scoring.loglik import ItemScore
 from evalcore.sst2.rows import row_sha256
 
-__all__ = ["independent_entry", "official_entry", "pair_official"]
+__all__ = ["independent_entry", "no_sample", "official_entry", "pair_official"]
 
 
 def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[str, Any]:
@@ -35,6 +35,11 @@ def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[
         "is_greedy": [bool(r[1]) for r in sample["filtered_resps"]],
         "acc": float(sample["acc"]),
     }
+
+
+def no_sample(item_id: int) -> str:
+    """The failure a run records for an item the harness was asked for and did not log."""
+    return f"item {item_id}: no official sample logged"
 
 
 def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
@@ -58,7 +63,7 @@ def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[
             failures.append(f"item {idx}: logged twice")
         else:
             official[idx] = e
-    failures += [f"item {i}: no official sample logged" for i in requested if i not in official]
+    failures += [no_sample(i) for i in requested if i not in official]
     return official, failures
 
 

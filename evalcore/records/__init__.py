@@ -2,7 +2,8 @@
 
 ``store`` (write, claim and read a run record), ``schema`` (its JSON Schema and
 self-digest), ``atomic`` (every file written whole or not at all), ``claims`` (one run per
-directory), ``audit`` and ``recount`` (re-checking a record at three levels), ``recheck``
+directory), ``audit``, ``coverage``, ``recount`` and ``report`` (re-checking a record at three levels, and
+saying what each level re-derived), ``recheck``
 (re-scoring a sample), ``numerics`` and ``machine`` (the arithmetic a run used and the
 tolerance across CPUs).
 """
@@ -12,16 +13,15 @@ from __future__ import annotations
 from evalcore.records.atomic import create_json_exclusive, create_text_exclusive, write_json_atomic, write_text_atomic
 from evalcore.records.audit import audit_record, check_identity, stored_scores
 from evalcore.records.claims import (
-    CLOCK_SLACK_S,
     LOCK_NAME,
     TEMP_PREFIX,
     claim_holder,
-    process_alive,
     refuse_live_claim,
     release_lock,
     remove_stale_temporaries,
     take_lock,
 )
+from evalcore.records.coverage import SMOKE_INDEPENDENT, SMOKE_OFFICIAL, Coverage, coverage_problems, expected_coverage
 from evalcore.records.machine import (
     ARITHMETIC_ENV,
     FLAGS,
@@ -43,8 +43,8 @@ from evalcore.records.numerics import (
     margin,
 )
 from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, Recheck, draw_sample, tolerance_for
-from evalcore.records.recount import aggregate_problems, item_list_problem
-from evalcore.records.report import LEVELS, NEEDS, AuditReport
+from evalcore.records.recount import aggregate_problems, harness_stderr, item_list_problem
+from evalcore.records.report import LEVELS, NEEDS, REDERIVED, TRUSTED, AuditReport
 from evalcore.records.schema import (
     NON_FINITE,
     SCHEMA_FILE,
@@ -74,7 +74,6 @@ from evalcore.records.view import ItemView, LedgerView, RunView, ScoresView, rea
 __all__ = [
     "ABS_TOL",
     "ARITHMETIC_ENV",
-    "CLOCK_SLACK_S",
     "DTYPES",
     "FLAGS",
     "LEVELS",
@@ -85,13 +84,18 @@ __all__ = [
     "NON_FINITE",
     "PENDING_NAME",
     "RECORD_NAME",
+    "REDERIVED",
     "SCHEMA_FILE",
     "SCHEMA_VERSION",
     "SECOND_ARITHMETIC",
+    "SMOKE_INDEPENDENT",
+    "SMOKE_OFFICIAL",
     "TEMP_PREFIX",
     "THREAD_ENV",
+    "TRUSTED",
     "UNFINISHED",
     "AuditReport",
+    "Coverage",
     "Drift",
     "Flip",
     "ItemView",
@@ -110,12 +114,15 @@ __all__ = [
     "child_env",
     "claim_holder",
     "compare_scores",
+    "coverage_problems",
     "create_json_exclusive",
     "create_text_exclusive",
     "describe",
     "draw_sample",
+    "expected_coverage",
     "finite",
     "format_tolerance",
+    "harness_stderr",
     "is_finite_number",
     "item_list_problem",
     "json_path",
@@ -123,7 +130,6 @@ __all__ = [
     "margin",
     "mark_failed",
     "pin_arithmetic",
-    "process_alive",
     "read_record",
     "read_run",
     "record_digest",

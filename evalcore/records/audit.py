@@ -1,20 +1,28 @@
 """The audit: official and independent runs compared item by item, at three recheck levels.
 
-Explained in the notebook *Running the official harness* and *The doc_id bug*.
+Explained in the notebook *Running the official harness*, *The doc_id bug* and the chapter
+*When inputs go wrong*. A check certifies only what it re-derived; each level says what it
+computed again (:data:`evalcore.records.report.REDERIVED`) and what it still took from the
+record (:data:`evalcore.records.report.TRUSTED`).
 
-- **Level 1, stored scores** (the record and the package's committed row hashes): the
-  protocol fingerprint (the record's self-digest is checked earlier, by
-  :func:`evalcore.records.store.read_record`; it detects an edit, it does not seal anything:
-  anyone can recompute it); each item's row hash against the committed hash of its row;
-  every logged ``doc_id`` against the idx of the logged document's content; labels,
-  targets and their hashes; every s_ij, official vs independent; predictions, accuracy,
-  counts and the ledger recomputed from the items.
-- **Level 2, prompts** (data and tokenizer, no model): every item's gold label and row
-  hash against the verified rows (a record whose labels were edited consistently, its
-  aggregates and self-digest recomputed, passes level 1 and fails here); request strings
-  rebuilt from the verified rows and hashed like the harness; candidate boundaries and
-  token ids re-encoded.
-- **Level 3, forward pass** (the model): every scored item re-run and its s_ij compared,
+- **Level 1, stored scores** (the record, the package's committed row hashes and data
+  digest, the model registry and the pinned task and harness): the protocol fingerprint;
+  the protocol itself against the one a run of this book writes for the same model and
+  items (every field but the tokenizer's identity); which items the record must hold and
+  which scorer owes each, derived from the selection and the kind of run (a partial or
+  empty record is never "ok"); the seal, derived from the item ids; each item's row hash;
+  every logged ``doc_id`` against the idx of the logged document's content; targets,
+  candidate hashes, predictions and per-item acc from the scores; each s_ij from its
+  token log-probs; official against independent scores, prompt hashes and greedy flags;
+  accuracies, ``acc_stderr``, counts and the ledger. The record's self-digest is checked
+  earlier, by :func:`evalcore.records.store.read_record`: it detects an accidental edit,
+  and a forger recomputes it, so level 1 certifies internal consistency only.
+- **Level 2, prompts** (data and tokenizer, no model): every gold label and row hash
+  against the verified rows; the data digest of those rows; the tokenizer's identity
+  measured and the installed harness checked; request strings rebuilt from the rows and
+  hashed like the harness; candidate boundaries and token ids re-encoded.
+- **Level 3, forward pass** (the model): every item re-scored, and both scorers' stored
+  s_ij, the token log-probs, greedy flags and logits shape compared with the re-run,
   naming the arithmetic of the re-run against the one the record was made with.
 
 Floats are compared with the tolerance policy of :mod:`evalcore.records.numerics`: the same
@@ -25,22 +33,35 @@ the true maximum and names every argmax flip.
 
 from __future__ import annotations
 
-import math
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError
+from evalcore.errors import DocIdMismatchError, EvalcoreError, InvalidInputError, InvalidTypeError, RecordError
+from evalcore.harness.runprotocol import tokenizer_identity
+from evalcore.models.loader import MODELS
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import protocol_fingerprint
+from evalcore.records._items import (
+    choice_hashes,
+    independent_problems,
+    official_problems,
+    paired_problems,
+    rerun_item_problems,
+)
+from evalcore.records._provenance import protocol_problems, resource_problems
+from evalcore.records.coverage import coverage_problems
 from evalcore.records.machine import arithmetic, arithmetic_differences
-from evalcore.records.numerics import compare_scores, format_tolerance, margin
+from evalcore.records.numerics import compare_scores, format_tolerance
 from evalcore.records.recount import aggregate_problems, item_list_problem
 from evalcore.records.report import LEVELS, NEEDS, AuditReport
-from evalcore.scoring.loglik import argmax_first, encode_pair, score_item
-from evalcore.sst2.rows import committed_row_hashes, row_sha256
+from evalcore.records.schema import record_problem
+from evalcore.scoring.loglik import encode_pair, score_item
+from evalcore.sst2.rows import committed_row_hashes, row_sha256, split_digest
+from evalcore.sst2.selection import VALIDATION_SIZE
 from evalcore.sst2.task import requests_for
 
 __all__ = ["audit_record", "check_identity", "stored_scores"]
-
 
 def check_identity(record: dict[str, Any]) -> int:
     """The identity assertion: every logged ``doc_id`` is the idx of its logged document.
@@ -82,15 +103,24 @@ def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[i
 
 def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
     problems: list[str] = []
+    committed = committed_row_hashes("validation")
+    digest = split_digest(committed)
     if protocol_fingerprint(record["protocol"]) != record["fingerprint"]:
         problems.append("fingerprint does not match the recorded protocol")
-    data = record["protocol"].get("data")
-    declared = data.get("item_ids") if isinstance(data, dict) else None
+    problems += protocol_problems(record, None, digest, "a run of this book")
+    problems += resource_problems(record, digest)
+    coverage, coverage_found, report.missing = coverage_problems(record)
+    report.smoke = bool(record["settings"]["smoke"])
+    report.declared = len(coverage.item_ids) if coverage is not None else 0
+    if report.missing:
+        problems.append(f"partial record: {len(report.missing)} results the run owes are absent "
+                        f"({', '.join(report.missing[:3])}{', …' if len(report.missing) > 3 else ''})")  # fmt: skip
+    problems += coverage_found
     present = [item["item_id"] for item in record["items"]]
-    if declared != present:
-        problems.append(item_list_problem(declared, present))
-    committed = committed_row_hashes("validation")
-    compared = 0
+    if coverage is not None and list(coverage.item_ids) != present:
+        problems.append(item_list_problem(list(coverage.item_ids), present))
+    choices = choice_hashes(record["protocol"])
+    vocabulary: set[int] = set()
     for item in record["items"]:
         off, ind, i = item["official"], item["independent"], item["item_id"]
         if not 0 <= i < len(committed):
@@ -98,54 +128,48 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
         elif item["row_sha256"] != committed[i]:
             problems.append(f"item {i}: row_sha256 {item['row_sha256'][:12]}… is not the committed hash of row {i} "
                             f"({committed[i][:12]}…)")  # fmt: skip
+        if ind is not None:
+            problems += independent_problems(i, ind, choices)
+            if len(ind["logits_shape"]) == 3:
+                vocabulary.add(ind["logits_shape"][2])
         if off is not None:
-            if off["doc_id"] != off["content_idx"]:
-                report.misfiled.append((off["doc_id"], off["content_idx"]))
-            if off["content_idx"] is not None and not (
-                0 <= off["content_idx"] < len(committed) and committed[off["content_idx"]] == off["doc_row_sha256"]
-            ):
-                problems.append(f"item {i}: logged content_idx {off['content_idx']} is not the row its hash names")
-            if off["target"] != item["label"]:
-                problems.append(f"item {i}: logged target {off['target']} != label {item['label']}")
-            if off["target_hash"] != sha256_text(str(off["target"])):
-                problems.append(f"item {i}: logged target_hash is not the hash of its target {off['target']}")
-            if off["doc_row_sha256"] != item["row_sha256"]:
-                problems.append(f"item {i}: logged document's row hash differs from the committed row")
-            if any(math.isnan(x) for x in _scores(off)):  # the schema lets "nan" through; no argmax exists
-                problems.append(f"item {i}: a logged official score is NaN")
-                continue
-            pred = argmax_first(_scores(off))
-            if float(pred == item["label"]) != float(off["acc"]):
-                problems.append(f"item {i}: logged acc {off['acc']} but argmax of its scores gives {pred}")
-        if off is None or ind is None:
-            continue
-        compared += 1
-        if off["prompt_hash"] != ind["prompt_hash"]:
-            problems.append(f"item {i}: prompt hash differs (official {off['prompt_hash'][:12]}…)")
-        if off["continuation_sha256"] != ind["continuation_sha256"]:
-            problems.append(f"item {i}: candidate strings differ")
-        for j, (a, b) in enumerate(zip(_scores(off), _scores(ind), strict=True)):
-            diff = 0.0 if a == b else abs(a - b)  # two equal infinities agree; their difference is NaN
-            report.max_abs_diff = max(report.max_abs_diff, diff)
-            report.scores += 1
-            if not diff <= report.tolerance:
-                problems.append(f"item {i}: s_{i},{j} official {a!r} vs independent {b!r} (|Δ|={diff:.3g})")
-        if (pred := argmax_first(_scores(off))) != ind["prediction"]:
-            problems.append(f"item {i}: predictions differ (official {pred}, independent {ind['prediction']}; "
-                            f"official margin {margin(_scores(off), pred):.3g})")  # fmt: skip
-    report.items = compared
+            problems += official_problems(i, item, committed, choices, report)
+        if off is not None and ind is not None:
+            report.items += 1
+            problems += paired_problems(i, off, ind, report)
+    if len(vocabulary) > 1:
+        problems.append(f"the items' logits come from vocabularies of different sizes {sorted(vocabulary)}")
     if report.misfiled:
         problems.append(
             f"{len(report.misfiled)} logged doc_id values name the wrong item "
             f"(logged -> actual: {', '.join(f'{a}->{b}' for a, b in report.misfiled)})"
         )
-    problems += aggregate_problems(record)
+    problems += aggregate_problems(record, coverage.official if coverage is not None else [])
     problems += [f"run failure: {f}" for f in record["failures"]]
     return problems
 
 
-def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str]:
+def _level2(record: dict[str, Any], rows: Sequence[Any], tokenizer: Any) -> list[str]:
+    from evalcore.harness.official import require_pinned_harness
+
     problems = []
+    if len(rows) != VALIDATION_SIZE or any(row.idx != k for k, row in enumerate(rows)):
+        return [f"level 2 needs the validation split in idx order ({VALIDATION_SIZE} rows), got {len(rows)} rows"]
+    digest = split_digest([row_sha256(r.idx, r.sentence, r.label) for r in rows])
+    name = record["resources"]["model"]["name"]
+    measured = tokenizer_identity(name, tokenizer) if name in MODELS else None
+    if measured is not None:
+        found = protocol_problems(record, measured, digest, "the tokenizer and data loaded now")
+        problems += [p for p in found if p.startswith(("protocol.model.tokenizer", "protocol.data.digest"))]
+    try:
+        installed = require_pinned_harness().version
+    except EvalcoreError as exc:
+        problems.append(f"the installed harness is not the one this record claims: {exc}")
+    else:
+        harness = record["protocol"].get("harness")
+        claimed = harness.get("version") if isinstance(harness, Mapping) else None
+        if claimed != installed:
+            problems.append(f"protocol.harness.version is {claimed!r}, but the installed harness is {installed}")
     for item in record["items"]:
         i, ind, off = item["item_id"], item["independent"], item["official"]
         if not 0 <= i < len(rows):
@@ -158,9 +182,9 @@ def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str
             problems.append(f"item {i}: the record's row_sha256 is not the hash of row {i} of the verified data")
         requests = requests_for(rows[i].sentence)
         prompt_hash = sha256_text(requests[0][0])
-        for name, entry in (("official", off), ("independent", ind)):
+        for scorer, entry in (("official", off), ("independent", ind)):
             if entry is not None and entry["prompt_hash"] != prompt_hash:
-                problems.append(f"item {i}: {name} prompt hash does not match the prompt rebuilt from the data")
+                problems.append(f"item {i}: {scorer} prompt hash does not match the prompt rebuilt from the data")
         if ind is None:
             continue
         cands = [encode_pair(tokenizer, ctx, cont) for ctx, cont in requests]
@@ -171,15 +195,17 @@ def _level2(record: dict[str, Any], rows: list[Any], tokenizer: Any) -> list[str
     return problems
 
 
-def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
+def _level3(record: dict[str, Any], rows: Sequence[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
     problems = []
     stored: dict[str, dict[int, list[float]]] = {"official": {}, "independent": {}}
     fresh: dict[int, list[float]] = {}
     for item in record["items"]:
         i = item["item_id"]
-        if item["independent"] is None or not 0 <= i < len(rows):
+        if (item["independent"] is None and item["official"] is None) or not 0 <= i < len(rows):
             continue
-        fresh[i] = list(score_item(model, tokenizer, rows[i]).loglik)
+        again = score_item(model, tokenizer, rows[i])
+        fresh[i] = list(again.loglik)
+        problems += rerun_item_problems(i, item, again, report.tolerance)
         for name, scores in stored.items():
             entry = item[name]
             if entry is None:
@@ -190,15 +216,17 @@ def _level3(record: dict[str, Any], rows: list[Any], model: Any, tokenizer: Any,
                 scores[i] = _scores(entry)
     try:
         drifts = {name: compare_scores(scores, {i: fresh[i] for i in scores}, tolerance=report.tolerance)
-                  for name, scores in stored.items()}  # fmt: skip
+                  for name, scores in stored.items() if scores}  # fmt: skip
     except ValueError as exc:  # a stored NaN: no tolerance can accept it
         return [*problems, f"stored scores cannot be compared with the re-run: {exc}"]
+    if not drifts:
+        return [*problems, "no item has a stored score to compare with a re-run"]
     tol = format_tolerance(report.tolerance)
     for name, drift in drifts.items():
         problems += [f"item {i}: stored {name} s_{j} {stored[name][i][j]!r} vs re-run {fresh[i][j]!r} "
                      f"(|Δ|={diff:.3g} > tolerance {tol})"
                      for i, j, diff in drift.over_tolerance]  # fmt: skip
-    report.rerun = drifts["independent"]  # the stored predictions; level 1 ties the official scores to them
+    report.rerun = drifts.get("independent") or next(iter(drifts.values()))
     report.max_abs_diff_rerun = max(d.max_abs for d in drifts.values())
     report.arithmetic_changes = arithmetic_differences(record["environment"]["arithmetic"], arithmetic())
     if not report.arithmetic_changes and not report.rerun.bit_identical:
@@ -222,19 +250,28 @@ def audit_record(
     """Audit a run record at ``level`` (1, 2 or 3), and every level below it.
 
     Args:
-        record: a record from :func:`evalcore.records.store.read_record`.
-        level: 1 compares the stored scores; 2 also re-encodes every prompt (needs ``rows``
-            and ``tokenizer``); 3 also re-runs the forward pass (needs ``model`` too).
+        record: a record from :func:`evalcore.records.store.read_record` (not a path).
+        level: 1 checks the record against itself and the committed facts; 2 also rebuilds
+            every prompt and the protocol from the data and tokenizer (needs ``rows`` and
+            ``tokenizer``); 3 also re-runs the forward pass of every item (needs ``model`` too).
         rows: the verified validation split, for levels 2 and 3.
         tokenizer: for levels 2 and 3.
         model: for level 3.
 
     Raises:
-        InvalidTypeError: ``level`` is not an int.
+        InvalidTypeError: ``record`` is a path or not a dict; ``level`` is not an int.
+        RecordError: ``record`` does not follow the run-record schema (the first problem, with its path).
         InvalidInputError: ``level`` is not 1, 2 or 3; an input the level needs is missing;
             or an input is given that the level does not use (an audit never runs fewer
             levels than its arguments suggest).
     """
+    if isinstance(record, str | os.PathLike):
+        raise InvalidTypeError(
+            f"audit_record takes a record, not a path ({os.fspath(record)!r}): call read_record(path) first, "
+            "which checks the file and its self-digest, and pass what it returns"
+        )
+    if not isinstance(record, dict):
+        raise InvalidTypeError(f"audit_record takes a record (a dict from read_record), got {type(record).__name__}")
     if isinstance(level, bool) or not isinstance(level, int):
         raise InvalidTypeError(f"level must be an int (1, 2 or 3), got {type(level).__name__} {level!r}")
     if level not in LEVELS:
@@ -246,6 +283,9 @@ def audit_record(
     unused = [name for name, is_given in given.items() if is_given and name not in NEEDS[level]]
     if unused:
         raise InvalidInputError(f"level {level} does not use {' or '.join(unused)}: ask for the level that does")
+    problem = record_problem({**record, "record_sha256": record.get("record_sha256", "0" * 64)})
+    if problem:
+        raise RecordError(f"not a run record: {problem}")
     report = AuditReport()
     report.levels[1] = _level1(record, report)
     if level >= 2:

@@ -3,17 +3,25 @@
 Used by :mod:`evalcore.records.audit` (level 1). A forger who edits an item must also edit every
 number derived from it; each is recomputed here, so a record that is consistent with
 itself is the least a forger has to produce: the item list against the protocol's, the
-accuracies and counts of both scorers, and the ledger's records and summary.
+accuracies, standard error and counts of both scorers, the harness's sample counts, and
+the ledger's records and summary over the items the harness was asked for (derived from
+the selection, never read from the record's settings).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from evalcore.protocol.ledger import ledger_record
 from evalcore.protocol.ledger import summarize_ledger as summarize
+from evalcore.sst2.selection import VALIDATION_SIZE
 
-__all__ = ["aggregate_problems", "item_list_problem"]
+__all__ = ["aggregate_problems", "harness_stderr", "item_list_problem"]
+
+REL_TOL = 1e-12
+"""How far a stored mean or standard error may sit from its recomputation: summation order only."""
 
 
 def item_list_problem(declared: Any, present: list[int]) -> str:
@@ -29,35 +37,74 @@ def item_list_problem(declared: Any, present: list[int]) -> str:
     return f"the items listed ({len(present)}) are not the protocol's item_ids (missing: {missing}; extra: {extra})"
 
 
-def aggregate_problems(record: dict[str, Any]) -> list[str]:
-    """Every aggregate and the ledger recomputed from the items; a difference is a problem."""
+def harness_stderr(values: Sequence[float]) -> float | str:
+    """lm-eval 0.4.9.2's ``acc_stderr``: the sample standard deviation (n - 1) over √n; ``"N/A"`` below two items.
+
+    The harness's ``mean_stderr`` (``api/metrics.py``), applied only when a task has more
+    than one item (``evaluator_utils.py``).
+    """
+    if len(values) < 2:
+        return "N/A"
+    mu = sum(values) / len(values)
+    return math.sqrt(sum((x - mu) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+
+
+def _close(a: Any, b: float) -> bool:
+    return isinstance(a, int | float) and not isinstance(a, bool) and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-15)
+
+
+def _official_aggregate(agg: dict[str, Any], official: dict[int, dict[str, Any]]) -> list[str]:
     problems = []
+    values = [float(o["acc"]) for o in official.values()]
+    if values:
+        acc = sum(values) / len(values)
+        if not _close(agg.get("acc"), acc):
+            problems.append(f"official acc {agg.get('acc')} != mean of logged acc {acc}")
+        stderr = harness_stderr(values)
+        stored = agg.get("acc_stderr")
+        if (stderr != stored) if isinstance(stderr, str) else not _close(stored, stderr):
+            problems.append(f"official acc_stderr {stored!r} is not lm-eval's stderr of the logged acc ({stderr!r})")
+    elif agg.get("acc") is not None:
+        problems.append(f"official acc {agg.get('acc')} with no logged sample")
+    if agg.get("n") != len(official):
+        problems.append(f"official n {agg.get('n')} != {len(official)} logged samples")
+    reported = agg.get("n_samples_reported")
+    expected = {"original": VALIDATION_SIZE, "effective": VALIDATION_SIZE}
+    if official and reported != expected:
+        # with samples= (and no limit), the pinned harness reports the whole split as both counts
+        problems.append(f"official n_samples_reported {reported!r} is not what lm-eval 0.4.9.2 reports for a "
+                        f"samples= run of this split ({expected})")  # fmt: skip
+    return problems
+
+
+def aggregate_problems(record: dict[str, Any], official_ids: Sequence[int]) -> list[str]:
+    """Every aggregate and the ledger recomputed from the items; a difference is a problem.
+
+    Args:
+        official_ids: the items the harness was asked for, derived from the selection
+            (:func:`evalcore.records.coverage.expected_coverage`), never from the record's settings.
+    """
     agg = record["aggregate"]
     official = {it["item_id"]: it["official"] for it in record["items"] if it["official"] is not None}
-    if official:
-        acc = sum(float(o["acc"]) for o in official.values()) / len(official)
-        if not abs(acc - float(agg["official"]["acc"] or 0.0)) <= 1e-12:
-            problems.append(f"official acc {agg['official']['acc']} != mean of logged acc {acc}")
-    if agg["official"]["n"] != len(official):
-        problems.append(f"official n {agg['official']['n']} != {len(official)} logged samples")
+    problems = _official_aggregate(agg["official"], official)
     scored = [it for it in record["items"] if it["independent"] is not None]
-    acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / max(len(scored), 1)
-    if not abs(acc_ind - float(agg["independent"]["acc"])) <= 1e-12:
-        problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
-    if agg["independent"]["n"] != len(scored):
-        problems.append(f"independent n {agg['independent']['n']} != {len(scored)} scored items")
+    if scored:
+        acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / len(scored)
+        if not _close(agg["independent"]["acc"], acc_ind):
+            problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
+    if agg["independent"].get("n") != len(scored):
+        problems.append(f"independent n {agg['independent'].get('n')} != {len(scored)} scored items")
     # The ledger: one record per item the harness was asked for, its state from the logged acc.
-    asked = record["settings"].get("official_item_ids")
-    if isinstance(asked, list):
-        expected = [
-            ledger_record(i, None, "no official sample logged") if i not in official
-            else ledger_record(i, official[i]["acc"] == 1.0)
-            for i in (it["item_id"] for it in record["items"]) if i in asked
-        ]  # fmt: skip
-        if record["ledger"]["records"] != expected:
-            wrong = [e["id"] for e, r in zip(expected, record["ledger"]["records"], strict=False) if e != r]
-            problems.append(f"the ledger's records are not the logged outcomes (first differing ids: {wrong[:5]}, "
-                            f"{len(record['ledger']['records'])} records for {len(expected)} items)")  # fmt: skip
-        elif record["ledger"]["summary"] != summarize(expected):
-            problems.append("the ledger's summary is not the summary of its records")
+    asked = set(official_ids)
+    expected = [
+        ledger_record(i, None, "no official sample logged") if i not in official
+        else ledger_record(i, official[i]["acc"] == 1.0)
+        for i in (it["item_id"] for it in record["items"]) if i in asked
+    ]  # fmt: skip
+    if record["ledger"]["records"] != expected:
+        wrong = [e["id"] for e, r in zip(expected, record["ledger"]["records"], strict=False) if e != r]
+        problems.append(f"the ledger's records are not the logged outcomes (first differing ids: {wrong[:5]}, "
+                        f"{len(record['ledger']['records'])} records for {len(expected)} items)")  # fmt: skip
+    elif expected and record["ledger"]["summary"] != summarize(expected):
+        problems.append("the ledger's summary is not the summary of its records")
     return problems

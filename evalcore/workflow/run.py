@@ -19,65 +19,23 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.extras import needs_run_extra
-from evalcore.harness.official import HARNESS_VERSION, SEED, run_official
+from evalcore.harness.official import run_official
 from evalcore.harness.pairing import independent_entry, official_entry, pair_official
-from evalcore.harness.registry import TASK
-from evalcore.models.loader import DEFAULT_MODEL, MODELS, load_model
+from evalcore.harness.runprotocol import build_protocol
+from evalcore.models.loader import CACHE_NOTE, DEFAULT_MODEL, MODELS, load_model
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import ledger_record, summarize_ledger
-from evalcore.protocol.spec import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
+from evalcore.records.coverage import SMOKE_INDEPENDENT, expected_coverage
 from evalcore.records.machine import arithmetic
-from evalcore.scoring.loglik import MAX_LENGTH, ItemScore, score_items
+from evalcore.scoring.loglik import ItemScore, score_items
 from evalcore.sst2.rows import Row, committed_row_hashes, load_split, verify_rows
-from evalcore.sst2.selection import check_ids, confirm_ids, dev_ids
-from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, TASK_VERSION, TEMPLATE
-from evalcore.workflow.interrupt import sigint_watch
+from evalcore.sst2.selection import check_ids, dev_ids
+from evalcore.workflow.interrupt import SignalWatch, signal_watch
 
-__all__ = ["SMOKE_INDEPENDENT", "SMOKE_OFFICIAL", "build_protocol", "execute_run"]
-
-SMOKE_INDEPENDENT = 4
-"""Items the independent scorer scores in a smoke run (the first dev items)."""
-
-SMOKE_OFFICIAL = 2
-"""Items the official harness scores in a smoke run."""
+__all__ = ["PACKAGES", "execute_run"]
 
 PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "gguf", "numpy", "evalcore")
 """Packages whose versions every record lists."""
-
-
-def build_protocol(
-    model_name: str, tokenizer: Any, validation_digest: str, ids: list[int], *, dtype: str = "float32"
-) -> EvalProtocol:
-    """The protocol of a run, with the tokenizer's BOS behaviour measured, not assumed.
-
-    ``dtype`` is the precision of the forward pass (the book's runs are float32; the
-    precision experiment varies it).
-    """
-    res = MODELS[model_name]
-    bos = tokenizer.bos_token_id
-    adds_bos = bos is not None and tokenizer.encode("a")[:1] == [bos]
-    return EvalProtocol(
-        model=ModelSpec(
-            name=res.display_name,
-            source=res.source,
-            revision=res.revision,
-            file_sha256=res.sha256,
-            tokenizer=f"{type(tokenizer).__name__} from {res.filename or res.repo_id}; "
-            + (f"prepends BOS id {bos}" if adds_bos else "adds no BOS"),
-            dtype=dtype,
-        ),
-        data=DataSpec(dataset="glue/sst2", digest=validation_digest, split="validation", item_ids=tuple(ids)),
-        prompt=PromptSpec(
-            template=TEMPLATE,
-            target_delimiter=TARGET_DELIMITER,
-            choices=CHOICES,
-        ),
-        scoring=ScoringSpec(
-            rule="sum of candidate-token log-probs; argmax", normalization="none", tie_rule="first index"
-        ),
-        budget=BudgetSpec(max_length=MAX_LENGTH, batch_size=1, seed=SEED),
-        harness=HarnessSpec(name="lm-eval", version=HARNESS_VERSION, task=TASK, task_version=TASK_VERSION),
-    )
 
 
 def _items(
@@ -113,7 +71,8 @@ def execute_run(
     """Run both scorers and write ``out_dir/run.json``; return its path and the record as read back.
 
     Args:
-        smoke: score the first dev items only (4 independent, 2 official).
+        smoke: score the first items only (:data:`~evalcore.records.coverage.SMOKE_INDEPENDENT`
+            independent, :data:`~evalcore.records.coverage.SMOKE_OFFICIAL` official).
         sort_ids: pass sorted ids to the harness; ``False`` reproduces the doc_id bug.
         unseal: allow sealed confirm ids (recorded in ``settings``).
         ids: items to score instead of the dev items.
@@ -123,46 +82,60 @@ def execute_run(
         progress: called as ``progress(stage, done, total)`` while items are scored
             (the command line prints it); the harness shows no per-item progress.
 
-    The directory is claimed first (:func:`evalcore.records.store.begin_record`: a record
-    with status ``incomplete``, which also proves it is writable); the complete record
-    replaces the claim at the end. A run that raises leaves the claim marked
-    ``failed`` (``interrupted`` after a Ctrl-C, whatever exception it surfaced as, and
-    then ``KeyboardInterrupt`` is raised); a killed run leaves it ``incomplete``. Neither passes ``read_record``,
-    and a new run into the same directory replaces either. With ``overwrite`` over a
-    complete record, the claim is written beside it (``run.pending.json``) and the old
-    record is replaced only by the new complete one: a run that fails loses nothing.
+    The ids and the data are checked first: a bad id or a data file that is not the
+    pinned one is refused before anything is written. The directory is then claimed
+    (:func:`evalcore.records.store.begin_record`: a record with status ``incomplete``,
+    which also proves it is writable); the complete record replaces the claim at the end.
+    A run that raises leaves the claim marked ``failed``; a run stopped by SIGINT
+    (Ctrl-C) or SIGTERM leaves it ``interrupted``, however many signals arrive and
+    whatever exception they surface as (a signal a library swallowed is found before the
+    record is written, and the record is then not written); ``KeyboardInterrupt`` is
+    then raised. A killed run leaves it ``incomplete``. None of these passes
+    ``read_record``, and a new run into the same directory replaces any of them. With
+    ``overwrite`` over a complete record, the claim is written beside it
+    (``run.pending.json``) and the old record is replaced only by the new complete one: a
+    run that fails loses nothing.
 
     Raises:
         InvalidTypeError, InvalidInputError, SealedItemError: bad ids (before anything is written).
+        DataUnavailableError, DataIntegrityError: the data cannot be read or differs from
+            the committed digests (before anything is written).
         RecordExistsError: ``out_dir`` already holds a complete record, or a live run's claim.
         OSError: ``out_dir`` cannot be written (before any work), with the system's class.
+        KeyboardInterrupt: a SIGINT or SIGTERM arrived (the claim says which).
 
-    Everything :func:`load_split`, :func:`load_model`, :func:`score_items` and
-    :func:`run_official` raise passes through; the claim is then marked ``failed``.
+    Everything :func:`load_model`, :func:`score_items` and :func:`run_official` raise
+    passes through; the claim is then marked ``failed``.
     """
     from evalcore.records.store import begin_record, mark_failed
 
     chosen = check_ids(ids if ids is not None else dev_ids(), unseal=unseal)
+    t0 = time.perf_counter()
+    data = load_split("train", source=data_source), load_split("validation", source=data_source)
+    load_data_s = time.perf_counter() - t0
     begin_record(out_dir, {"smoke": smoke, "sort_ids": sort_ids, "unsealed": unseal, "item_ids": chosen,
                            "model": model_name, "data_source": data_source}, overwrite=overwrite)  # fmt: skip
-    with sigint_watch() as sigint:
+    with signal_watch() as watch:
         try:
-            return _execute(
-                out_dir, chosen, smoke, sort_ids, unseal, model_name, data_source, overwrite, preloaded, progress
-            )
+            return _execute(out_dir, chosen, data, load_data_s, smoke, sort_ids, unseal, model_name, data_source,
+                            overwrite, preloaded, progress, watch)  # fmt: skip
         except BaseException as exc:  # a KeyboardInterrupt too: the claim must say the run did not finish
-            interrupted = sigint.fired or isinstance(exc, KeyboardInterrupt)
+            watch.stop()  # first: a signal from here on is counted, never raised into the cleanup
+            interrupted = watch.fired or isinstance(exc, KeyboardInterrupt)
             with contextlib.suppress(OSError):  # never hide the run's own error behind a second one
-                mark_failed(out_dir, exc, interrupted=interrupted)
+                mark_failed(out_dir, exc, interrupted=interrupted, signal_name=watch.name if watch.fired else None)
             if interrupted and not isinstance(exc, KeyboardInterrupt):
-                # A library turned the Ctrl-C into an error of its own: the user's stop is what happened.
-                raise KeyboardInterrupt(f"interrupted (SIGINT); it surfaced as {type(exc).__name__}: {exc}") from exc
+                # A library turned the signal into an error of its own: the user's stop is what happened.
+                surfaced = f"{type(exc).__name__}: {exc}"
+                raise KeyboardInterrupt(f"interrupted ({watch.name}); it surfaced as {surfaced}") from exc
             raise
 
 
 def _execute(
     out_dir: str | Path,
     chosen: list[int],
+    data: tuple[list[Row], list[Row]],
+    load_data_s: float,
     smoke: bool,
     sort_ids: bool,
     unseal: bool,
@@ -171,16 +144,15 @@ def _execute(
     overwrite: bool,
     preloaded: tuple[Any, Any] | None,
     progress: Callable[[str, int, int], None] | None,
+    watch: SignalWatch,
 ) -> tuple[Path, dict[str, Any]]:
     from evalcore.records.store import read_record, write_record
 
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    if smoke:
-        chosen = chosen[:SMOKE_INDEPENDENT]
-    official_ids = chosen[:SMOKE_OFFICIAL] if smoke else chosen
-    train, validation = load_split("train", source=data_source), load_split("validation", source=data_source)
-    timings["load_data_s"] = time.perf_counter() - t0
+    timings: dict[str, float] = {"load_data_s": load_data_s}
+    t0 = time.perf_counter() - load_data_s
+    coverage = expected_coverage(chosen[:SMOKE_INDEPENDENT] if smoke else chosen, smoke=smoke, sort_ids=sort_ids)
+    chosen, official_ids = list(coverage.item_ids), list(coverage.official)
+    train, validation = data
 
     t = time.perf_counter()
     load_notes: list[str] = ["preloaded by the caller"] if preloaded is not None else []
@@ -222,7 +194,7 @@ def _execute(
                 "name": model_name,
                 "source": MODELS[model_name].source,
                 "sha256": MODELS[model_name].sha256,
-                "load": [n for n in load_notes if "cache" in n or "preloaded" in n],
+                "load": [n for n in load_notes if n.startswith(CACHE_NOTE) or "preloaded" in n],
             },
             "data": {
                 "source": data_source,
@@ -236,7 +208,7 @@ def _execute(
         "settings": {
             "smoke": smoke,
             "sort_ids": sort_ids,
-            "unsealed": bool(set(chosen) & set(confirm_ids())),  # confirm items scored, not just allowed
+            "unsealed": coverage.unsealed,  # confirm items scored, not just allowed
             "ids_passed_to_harness": run.ids_passed,
             "harness_model_loading": run.model_loading,
             "official_item_ids": official_ids,
@@ -258,6 +230,7 @@ def _execute(
         "warnings": run.warnings,
         "failures": failures,
     }
+    watch.check()  # a signal a library swallowed: the run was stopped, so no complete record
     path = write_record(out_dir, record, overwrite=overwrite)
     logging.getLogger("evalcore").info("execute_run: %d items, record written to %s", len(chosen), path)
     return path, read_record(path)  # the record as written, read back through every check

@@ -1,0 +1,74 @@
+"""What a run record claims it ran (protocol, resources) against what this book's runs are.
+
+Used by :mod:`evalcore.records.audit` at levels 1 and 2. The protocol a record carries is
+compared field by field with the one :func:`evalcore.harness.runprotocol.run_protocol` writes
+for the same model and selection: at level 1 with the record's own tokenizer identity and
+the committed data digest, at level 2 with the identity measured on the loaded tokenizer
+and the digest of the loaded rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evalcore.errors import EvalcoreError
+from evalcore.harness.official import HARNESS_VERSION
+from evalcore.harness.runprotocol import run_protocol
+from evalcore.models.loader import MODELS
+from evalcore.protocol.fingerprint import diff_protocols
+from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE
+
+__all__ = ["protocol_problems", "resource_problems"]
+
+
+def protocol_problems(record: dict[str, Any], tokenizer: str | None, digest: str, where: str) -> list[str]:
+    """The recorded protocol against the one a run of this book writes for its model and selection.
+
+    ``tokenizer`` is the measured identity (level 2), or None to take the record's (level 1).
+    """
+    protocol = record["protocol"]
+    name = record["resources"]["model"]["name"]
+    if name not in MODELS:
+        return [f"resources.model.name {name!r} is not a model of this book ({sorted(MODELS)})"]
+    model = protocol.get("model")
+    claimed = model.get("tokenizer") if isinstance(model, Mapping) else None
+    data = protocol.get("data")
+    ids = data.get("item_ids") if isinstance(data, Mapping) else None
+    try:
+        expected = run_protocol(name, tokenizer if tokenizer is not None else claimed, digest, ids or [])  # type: ignore[arg-type]
+    except (EvalcoreError, TypeError) as exc:
+        return [f"the protocol cannot be rebuilt for model {name!r}: {exc}"]
+    try:
+        differences = diff_protocols(protocol, expected.to_dict())
+    except EvalcoreError as exc:
+        return [f"the protocol is not canonical JSON: {exc}"]
+    return [f"protocol.{d.path} is {_short(d.a)}, but {where} gives {_short(d.b)}" for d in differences]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def resource_problems(record: dict[str, Any], digest: str) -> list[str]:
+    """The record's resources against the registry, the committed digests and the pinned harness."""
+    res = record["resources"]
+    problems = []
+    name = res["model"]["name"]
+    if name in MODELS:
+        pinned = MODELS[name]
+        if res["model"]["source"] != pinned.source:
+            problems.append(f"resources.model.source {res['model']['source']!r} is not {name}'s ({pinned.source!r})")
+        if res["model"].get("sha256") != pinned.sha256:
+            problems.append(f"resources.model.sha256 {res['model'].get('sha256')!r} is not {name}'s pinned file "
+                            f"({pinned.sha256!r})")  # fmt: skip
+    data = res["data"]
+    for key, expected in (("validation_digest", digest), ("validation_rows", VALIDATION_SIZE),
+                          ("train_rows", TRAIN_SIZE)):  # fmt: skip
+        if key in data and data[key] != expected:
+            problems.append(f"resources.data.{key} is {data[key]!r}, the committed data gives {expected!r}")
+    version = res["packages"].get("lm_eval")
+    if version is not None and version != HARNESS_VERSION:
+        problems.append(f"resources.packages.lm_eval is {version!r}; this book's runs use {HARNESS_VERSION}")
+    return problems
