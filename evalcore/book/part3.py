@@ -78,13 +78,17 @@ measurement of this book; its item set differs from this book's (another selecti
 def load_record(name: str, directory: Path) -> dict[str, Any]:
     """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``) in ``directory``, checked whole.
 
-    Every item of every condition is checked against the record's digests and structure
-    (:func:`evalcore.part3.record.record_problems`) before anything reads it.
+    Every item of every condition is checked against the record's digests, the closed
+    schema, its fingerprints and demo ids, and the pinned model, data and harness
+    (:func:`evalcore.part3.record.record_problems`) before anything reads it. The confirm
+    record is also re-derived from the dev records beside it
+    (:func:`evalcore.part3.confirm.confirm_problems`): the rule's choice, every dev
+    accuracy and the verdict.
 
     Raises:
         FileNotFoundError: the record has not been computed (the message names the command).
-        RecordError: the record is not strict JSON, or a digest or the structure is wrong
-            (the message names the first problems).
+        RecordError: the record is not strict JSON, or a digest, the structure, an identity
+            or a re-derived value is wrong (the message names the first problems).
     """
     path = directory / f"{name}.json"
     if not path.is_file():
@@ -95,6 +99,13 @@ def load_record(name: str, directory: Path) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{path} is not valid JSON ({exc})") from None
     require_whole(record, where=str(path))
+    if name == "confirm":
+        from evalcore.part3.confirm import EXPERIMENTS, confirm_problems
+
+        problems = confirm_problems(record, {exp: load_record(exp, directory) for exp in EXPERIMENTS})
+        if problems:
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise RecordError(f"{path}: {'; '.join(problems[:3])}{more}")
     return json_object(record, str(path))  # require_whole refused anything else already
 
 
@@ -197,11 +208,15 @@ def recheck_record(
     seed: int | None = None,
     unseal: bool = False,
 ) -> tuple[int, list[dict[str, Any]]]:
-    """Check every item of a record without the model; audit a random sample of its conditions and
-    re-score a random sample of their items.
+    """Check every item and every condition of a record without a forward pass; re-score a random
+    sample of conditions on a random sample of their items.
 
     The first row is the whole-record check (:func:`evalcore.part3.record.record_problems`,
-    gold labels compared with ``validation``); the model re-score stays a sample.
+    gold labels compared with ``validation``), with every condition not drawn for a re-score
+    audited without one (:func:`evalcore.part3.experiment.audit_condition`: its protocol
+    against its definition, its demos against its sampler), and, for an experiment, its
+    conditions against the grid's (a dropped condition is named); the model re-score
+    stays a sample.
 
     Args:
         conditions: ``{name: Condition}``, the definitions the record was computed from.
@@ -214,13 +229,26 @@ def recheck_record(
     rng = random.Random(seed)
     names = rng.sample(sorted(record["conditions"]), min(n_conditions, len(record["conditions"])))
     whole = record_problems(record, validation)  # every item: digests, structure, gold labels against the data
+    if "experiment" in record:  # an experiment holds every condition its grid defines, no more
+        defined, held = set(conditions), set(record["conditions"])
+        whole += [f"{name}: defined by the grid, missing from the record" for name in sorted(defined - held)]
+        whole += [f"{name}: in the record, not defined by the grid" for name in sorted(held - defined)]
+    for name in sorted(set(record["conditions"]) - set(names)):  # definitions, fingerprints, demos: no model run
+        if name in conditions:
+            found, _ = audit_condition(
+                model, tokenizer, conditions[name], record["conditions"][name], train, validation,
+                recorded_arithmetic=record["arithmetic"], sample=[], unseal=unseal,
+            )  # fmt: skip
+            whole += [p if p.startswith(name) else f"{name}: {p}" for p in found]
+    whole = list(dict.fromkeys(whole))  # a problem found by both checks is named once
     more = f" (and {len(whole) - 3} more)" if len(whole) > 3 else ""
     rows = [
         {
             "condition": f"all {len(record['conditions'])} conditions",
             "items": f"all {len(record['item_ids'])}",
             "identity": "; ".join(whole[:3]) + more or "ok",
-            "re-score": "digests, structure and gold labels of every item checked; no model run",
+            "re-score": "digests, structure, gold labels, fingerprints, demo ids and definitions of every "
+            "condition checked; no model run",
             "ok": not whole,
         }
     ]

@@ -17,17 +17,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import EvalcoreError
 from evalcore.extras import needs_run_extra
 from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
 from evalcore.part3.record import condition_digest, condition_problems
 from evalcore.protocol.digest import sha256_text
+from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.protocol.spec import EvalProtocol
 from evalcore.records.machine import arithmetic_differences
-from evalcore.scoring.fewshot import demos_digest
 from evalcore.scoring.loglik import argmax_first
 from evalcore.sst2.rows import Row
 
-__all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "run_condition"]
+__all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "definition_problems", "run_condition"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,31 @@ def condition_outcomes(condition: Mapping[str, Any], labels: Mapping[int, int], 
     return [int(pred[i] == labels[i]) for i in order]
 
 
+def definition_problems(
+    cond: Condition,
+    stored_protocol: Mapping[str, Any],
+    demos: Mapping[int, Sequence[int]],
+    tokenizer: Any,
+    validation: Sequence[Row],
+) -> list[str]:
+    """The stored protocol against the one the condition's definition gives for these items and demos.
+
+    The definition (template, answers, delimiter, shots, sampler, chat template, rule) is
+    applied to the protocol a run of this book writes for the verified data and this
+    tokenizer; every field that differs is named, so a stored condition that claims
+    another template, answers or model is caught even with its fingerprint recomputed.
+    """
+    from evalcore.harness.runprotocol import build_protocol
+    from evalcore.models.loader import DEFAULT_MODEL
+    from evalcore.sst2.rows import row_sha256, split_digest
+
+    digest = split_digest([row_sha256(r.idx, r.sentence, r.label) for r in validation])
+    base = build_protocol(DEFAULT_MODEL, tokenizer, digest, list(demos))
+    expected = protocol_for(cond, base, demos, tokenizer).to_dict()
+    return [f"{cond.name}: protocol.{d.path} is {d.a!r}, but its definition gives {d.b!r}"
+            for d in diff_protocols(stored_protocol, expected)]  # fmt: skip
+
+
 def audit_condition(
     model: Any,
     tokenizer: Any,
@@ -163,14 +189,15 @@ def audit_condition(
 ) -> tuple[list[str], Any]:
     """Check one stored condition: structure and digest, identity, demos, and a re-scored sample.
 
-    0. every item has its demo list and one finite score per answer, and the condition's
-       ``items_sha256`` is the digest of its items
-       (:func:`evalcore.part3.record.condition_problems`); a structural problem ends
-       the check there;
-    1. the stored protocol's fingerprint is the stored fingerprint;
-    2. the stored per-item demo ids hash to the protocol's ``demos_sha256``, and the items
-       are the protocol's ``item_ids``;
-    3. the condition's sampler, run again on those items, gives the same demo ids;
+    0. every item has its demo list and one finite score per answer, the condition's
+       ``items_sha256`` is the digest of its items, its fingerprint is its protocol's, its
+       demo ids hash to the protocol's ``demos_sha256``, and the protocol's fixed parts are
+       the pinned ones (:func:`evalcore.part3.record.condition_problems`); a structural
+       problem ends the check there;
+    1. the items are the protocol's ``item_ids``;
+    2. the condition's sampler, run again on those items, gives the same demo ids;
+    3. the stored protocol is the one the condition's definition gives
+       (:func:`definition_problems`);
     4. the ``sample`` items, re-scored with their stored demos, and the content-free
        inputs of a calibrated condition agree with the stored scores under the
        tolerance policy (:func:`evalcore.records.recheck.recheck`).
@@ -197,19 +224,18 @@ def audit_condition(
     )  # fmt: skip
     if not readable or "protocol" not in stored:  # a missing demo list or score: nothing below can run
         return problems, None
-    protocol = EvalProtocol.from_dict(stored["protocol"])
-    if protocol.fingerprint != stored["fingerprint"]:
-        problems.append(f"fingerprint {stored['fingerprint'][:12]} is not its protocol's ({protocol.fingerprint[:12]})")
+    try:
+        protocol = EvalProtocol.from_dict(stored["protocol"])
+    except EvalcoreError as exc:
+        return [*problems, f"{cond.name}: the protocol is not an EvalProtocol: {exc}"], None
     # A JSON record's items come back key-sorted as strings: order them as the protocol does.
     if sorted(int(i) for i in stored["items"]) != sorted(protocol.data.item_ids):
         problems.append("the stored items are not the protocol's item_ids")
         return problems, None
     demos = {i: tuple(stored["items"][str(i)]["demos"]) for i in protocol.data.item_ids}
-    expected_digest = demos_digest(demos) if cond.k else None
-    if protocol.prompt.demos_sha256 != expected_digest:
-        problems.append("the stored demo ids do not hash to the protocol's demos_sha256")
     if demos_for(cond, list(demos), train, validation, unseal=unseal) != demos:
         problems.append(f"the {cond.sampler} sampler gives other demos than the stored ones")
+    problems += definition_problems(cond, stored["protocol"], demos, tokenizer, validation)
     if not sample:
         return problems, None
     prompts = _Prompts.of(cond, tokenizer)

@@ -15,7 +15,16 @@ every item of every condition, every build, by :func:`record_problems`:
 - the gold labels against the verified validation rows, so a flipped label is caught
   even with both digests recomputed;
 - each prediction from its stored scores, so two swapped scores are caught by the digest
-  and their effect on the prediction is visible.
+  and their effect on the prediction is visible;
+- the closed JSON Schema of ``evalcore/data/part3.schema.json`` (no field a record of
+  ``experiments/part3.py`` or ``confirm.py`` does not have);
+- every condition's fingerprint recomputed from its protocol, its stored demo ids hashed
+  against the protocol's ``demos_sha256``, and the parts of its protocol that no condition
+  changes (the model, the data, the harness, the budget) against the model registry, the
+  committed data digest and the pinned harness, so a condition that claims another model
+  or data is named even with every digest recomputed. What a condition changes (template,
+  answers, demos) is compared with the grid's definition by
+  :func:`evalcore.part3.experiment.audit_condition`, which needs the train rows.
 
 :func:`open_once` is the one-time guard of the confirm set: it creates the unsealing
 marker exclusively, refusing whatever is already at either path (a dangling link too).
@@ -32,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import RecordError, RecordExistsError
+from evalcore.part3._identity import fingerprint_problems, identity_problems
 from evalcore.protocol.jsonvalue import JSONObject, json_object
 from evalcore.records.atomic import create_json_exclusive
 from evalcore.records.schema import record_digest
@@ -119,6 +129,8 @@ def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[st
         return [*problems, f"{name}: the protocol lacks {exc}"]
     if data.get("item_ids") != list(item_ids):
         problems.append(f"{name}: the protocol's item_ids are not the record's")
+    problems += fingerprint_problems(name, cond)
+    problems += identity_problems(name, cond["protocol"], item_ids)
     items = cond["items"] if isinstance(cond["items"], Mapping) else {}
     wanted = {str(i) for i in item_ids}
     if set(items) != wanted:
@@ -149,6 +161,7 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     problems = []
     if record.get("record_sha256") != _or_problem(record_digest, record):
         problems.append("record_sha256 is not the digest of the record; it was edited after it was written")
+    problems += schema_problems(record)
     item_ids = record.get("item_ids")
     if not isinstance(item_ids, list) or not all(_is_int(i) for i in item_ids) or len(set(item_ids)) != len(item_ids):
         return [*problems, f"item_ids must be distinct ints, got {item_ids!r}"]
@@ -165,6 +178,11 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     conditions = record.get("conditions")
     if not isinstance(conditions, Mapping) or not conditions:
         return [*problems, "the record has no conditions"]
+    order = record.get("order")
+    if "order" in record and (not isinstance(order, list) or sorted(map(str, order)) != sorted(conditions)):
+        listed = set(order) if isinstance(order, list) else set()
+        problems.append(f"the experiment lists conditions {sorted(listed - set(conditions))} that the record does not "
+                        f"hold, and holds {sorted(set(conditions) - listed)} that it does not list")  # fmt: skip
     for name, cond in conditions.items():
         problems += condition_problems(name, cond, item_ids)
     return problems
