@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from evalcore.book.badinputs import CATALOGUE
-from evalcore.book.damage import SCORE_NUDGE
 from evalcore.book.part3 import RESULTS_FOLDER
 from evalcore.book.refusals import Bench, attempt
 from evalcore.errors import RecordError
@@ -60,15 +59,16 @@ EXPECTED = {
     "record-score-edited": ("exit 2", "the record was edited after it was written"),
     "record-item-removed": ("RecordError", "the record was edited after it was written"),
     "record-fingerprint-edited": ("RecordError", "the record was edited after it was written"),
-    "record-score-redigested": ("exit 1", re.compile(r"item (\d+): s_\1,0 official -\d+\.\d+ vs independent -\d+\.\d+ "
-                                                     + re.escape(f"(|Δ|={SCORE_NUDGE:.3g})"))),
+    # the moved score no longer sums its token log-prob, and here it also moves the argmax: the first message says so
+    "record-score-redigested": ("exit 1", re.compile(r"audit FAILED: item (\d+): (independent prediction [01] but the "
+                                                     r"argmax of its scores is [01]|s_\1,0 -\d+\.\d+ is not the sum)")),
     "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771]; extra: [])"),
     "record-fingerprint-redigested": ("audit report", "fingerprint does not match the recorded protocol"),
     "record-truncated": ("RecordError", "is not valid JSON"),
     "run-record-exists": ("exit 2", "RecordExistsError: <tmp>/"),
     "run-read-only-dir": ("exit 3", "PermissionError: cannot write a run record in <tmp>/"),
     "run-killed": ("exit 2", "status is 'incomplete'"),
-    "run-failed": ("RecordError", "status is 'failed' (DataIntegrityError: validation: row idx 41"),
+    "run-failed": ("RecordError", "status is 'failed' (HubUnavailableError: model HuggingFaceTB/SmolLM2-135M-Instruct"),
     "record-labels-forged": ("exit 1", re.compile(r"audit FAILED: item \d+: the record's label [01] is not the "
                                                   r"data's gold label [01] \(and 3 more\)")),
     "record-reordered": ("audit report", "the items are the protocol's item_ids in another order (position 0: item"),
@@ -97,6 +97,13 @@ EXPECTED = {
     "part3-label-flipped": ("RecordError", "item 13: stored label 0 is not the data's gold label 1"),
     "part3-confirm-dangling": ("RecordExistsError", "confirm.json is already there (a dangling link); the confirm set "
                                                     "is opened once"),
+    "data-not-utf8": ("exit 2", "DataIntegrityError: <tmp>/"),
+    "data-not-utf8-run": ("exit 2", "dev.tsv: line 43 (row idx 41) is not UTF-8: byte 0xFF at offset"),
+    "data-not-utf8-audit": ("exit 2", "dev.tsv: line 43 (row idx 41) is not UTF-8: byte 0xFF at offset"),
+    "run-sigint-storm": ("exit 130", "interrupted (SIGINT, Ctrl-C) during run; nothing was completed"),
+    "run-sigterm": ("exit 143", "interrupted (SIGTERM) during run; nothing was completed"),
+    "model-cache-forged": ("ModelUnavailableError", "not to the conversion this package pins"),
+    "record-audit-a-path": ("InvalidTypeError", "audit_record takes a record, not a path"),
 }
 # Refusals that do not need the network or a model must come at once, not after a wait.
 FAST_S = 5.0
@@ -206,7 +213,22 @@ def test_a_failed_overwrite_and_an_interrupted_run_lose_nothing(bench):
     attempt(by_key["run-overwrite-fails"], bench)
     kept = next(bench.scratch.glob("*-overwrite"))
     assert (kept / RECORD_NAME).read_bytes() == (bench.record_dir() / RECORD_NAME).read_bytes()
-    assert json.loads((kept / "run.pending.json").read_text())["status"] == "failed"
+    assert sorted(p.name for p in kept.iterdir()) == [RECORD_NAME]  # the data are refused before any claim
     attempt(by_key["run-interrupted"], bench)
     claim = json.loads((bench.scratch / "interrupted-run" / RECORD_NAME).read_text())
     assert claim["status"] == "interrupted" and claim["error"].startswith("stopped by SIGINT (Ctrl-C), seen as ")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("key", "out", "stop"), [("run-sigint-storm", "sigint-storm", "SIGINT (Ctrl-C)"),
+                                                  ("run-sigterm", "sigterm-run", "SIGTERM")])  # fmt: skip
+def test_every_stop_is_recorded_however_many_and_however_fast(bench, key, out, stop):
+    # Regression guards: three Ctrl-C within 10 ms were once all lost (exit 0, a complete record); repeated
+    # Ctrl-C printed a traceback after "interrupted" and exited 1 or -2; SIGTERM exited -15 with no message.
+    case = next(c for c in CATALOGUE if c.key == key)
+    done = case.trigger(bench)
+    assert done.returncode == (130 if "SIGINT" in stop else 143), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.strip().splitlines()[-1].startswith("interrupted (")
+    claim = json.loads((bench.scratch / out / RECORD_NAME).read_text())
+    assert claim["status"] == "interrupted" and claim["signal"] == stop
+    assert not list((bench.scratch / out).glob(".run-*.json.tmp"))

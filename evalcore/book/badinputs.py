@@ -19,6 +19,7 @@ from evalcore.book.damage import (
     fake_model_package,
     forge_labels,
     halve,
+    not_utf8,
     nudge_score,
     part3_copy,
     score_cache_entry,
@@ -110,7 +111,8 @@ def _entries() -> list[BadInput]:
          lambda b: b.cli("run", "--smoke", "--out", str(b.copy_record("exists")))),
         ("run-read-only-dir", "run", "CLI", "a read-only output directory", feed.read_only_run),
         ("run-killed", "run", "CLI", "a run killed (SIGKILL) mid-run, then audited", feed.killed_run),
-        ("run-failed", "run", "API", "a run that stopped on tampered data, then read", feed.failed_run),
+        ("run-failed", "run", "API", "a run that failed after its claim (the Hub model, offline), then read",
+         feed.failed_run),
         # Tried by a careful user and a hostile input after the first table; each was once accepted or unclear.
         ("record-labels-forged", "record", "CLI",
          "every gold label flipped, targets, acc, aggregates, ledger and self-digest recomputed; audit --level 2",
@@ -159,6 +161,22 @@ def _entries() -> list[BadInput]:
          lambda b: feed.part3(part3_copy(b, "p3-label", feed.flip_label, redigest=True), data=True)),
         ("part3-confirm-dangling", "part3", "API", "the unsealing marker deleted, confirm.json a dangling link",
          feed.dangling_confirm),
+        # Faults a reader found after the second table; each once ended in a traceback, a lost stop or a hang.
+        ("data-not-utf8", "data", "CLI", "one byte 0xFF (not UTF-8) in dev.tsv, row idx 41",
+         lambda b: b.cli("prepare", env={"EVALBOOK_SST2_DIR": str(not_utf8(b, "bytes"))})),
+        ("data-not-utf8-run", "data", "CLI", "the same file, given to run (nothing may be written)",
+         feed.run_on_bad_bytes),
+        ("data-not-utf8-audit", "data", "CLI", "the same file, given to audit --level 2",
+         lambda b: b.cli("audit", str(b.record_dir()), "--level", "2",
+                         env={"EVALBOOK_SST2_DIR": str(not_utf8(b, "bytes-audit"))})),
+        ("run-sigint-storm", "run", "CLI", "Ctrl-C three times within 10 ms, two seconds into a run",
+         lambda b: b.kill_run(b.scratch / "sigint-storm", after_s=2.0, sig=signal.SIGINT, repeat=3)),
+        ("run-sigterm", "run", "CLI", "SIGTERM two seconds into a run",
+         lambda b: b.kill_run(b.scratch / "sigterm-run", after_s=2.0, sig=signal.SIGTERM)),
+        ("model-cache-forged", "model", "API", "a cache entry's weights edited and its manifest rewritten to match",
+         feed.forged_cache),
+        ("record-audit-a-path", "record", "API", "audit_record given a path, not a record",
+         lambda b: feed.api("audit_record")(b.record_dir())),
     ]  # fmt: skip
     return [BadInput(key, area, surface, what, trigger) for key, area, surface, what, trigger in cases]
 

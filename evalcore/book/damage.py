@@ -23,6 +23,7 @@ __all__ = [
     "fake_model_package",
     "forge_labels",
     "halve",
+    "not_utf8",
     "nudge_score",
     "part3_copy",
     "score_cache_entry",
@@ -44,6 +45,17 @@ def data_copy(bench: Bench, name: str, *, edit_dev: Any = None, drop: str | None
     if edit_dev is not None:
         lines = (target / "dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
         (target / "dev.tsv").write_text("".join(edit_dev(lines)), encoding="utf-8")
+    return target
+
+
+def not_utf8(bench: Bench, name: str) -> Path:
+    """A copy of the SST-2 directory whose ``dev.tsv`` holds one byte 0xFF (no UTF-8 text has it) in row idx 41."""
+    target = data_copy(bench, name)
+    raw = (target / "dev.tsv").read_bytes()
+    start = 0
+    for _ in range(42):  # the header, then rows 0..40: row idx 41 starts after the 42nd newline
+        start = raw.index(b"\n", start) + 1
+    (target / "dev.tsv").write_bytes(raw[: start + 4] + b"\xff" + raw[start + 5 :])
     return target
 
 
@@ -92,12 +104,13 @@ def nudge_score(record: dict[str, Any]) -> None:
 def forge_labels(record: dict[str, Any]) -> None:
     """Flip every item's gold label and recompute all that a forger can from the record alone.
 
-    The logged targets and their hashes, each logged ``acc``, both accuracies and the
-    ledger follow the new labels, so the record is consistent with itself; only the data
-    can tell. (Edits ``record`` in place; :func:`edit_record` then recomputes the digest.)
+    The logged targets and their hashes, each logged ``acc``, both accuracies, the official
+    ``acc_stderr`` and the ledger follow the new labels, so the record is consistent with
+    itself; only the data can tell. (Edits ``record`` in place; :func:`edit_record` then recomputes the digest.)
     """
     from evalcore.protocol.digest import sha256_text
     from evalcore.protocol.ledger import ledger_record, summarize_ledger
+    from evalcore.records.recount import harness_stderr
     from evalcore.scoring.loglik import argmax_first
 
     for item in record["items"]:
@@ -108,7 +121,8 @@ def forge_labels(record: dict[str, Any]) -> None:
             off["acc"] = float(argmax_first([float(x) for x in off["loglik"]]) == item["label"])
     official = {it["item_id"]: it["official"] for it in record["items"] if it["official"] is not None}
     scored = [it for it in record["items"] if it["independent"] is not None]
-    record["aggregate"]["official"]["acc"] = sum(o["acc"] for o in official.values()) / len(official)
+    values = [o["acc"] for o in official.values()]
+    record["aggregate"]["official"].update(acc=sum(values) / len(values), acc_stderr=harness_stderr(values))
     record["aggregate"]["independent"]["acc"] = sum(
         it["independent"]["prediction"] == it["label"] for it in scored
     ) / len(scored)

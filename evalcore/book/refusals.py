@@ -108,6 +108,7 @@ class Bench:
         self._record_dir = Path(record_dir) if record_dir is not None else None
         self._unsorted_dir = Path(unsorted_dir) if unsorted_dir is not None else None
         self._part3_results = Path(part3_results) if part3_results is not None else None
+        self._unsealed_dir: Path | None = None
         self._count = 0
 
     def part3_results(self) -> Path:
@@ -150,6 +151,15 @@ class Bench:
             self._unsorted_dir = path.parent
         return self._unsorted_dir
 
+    def unsealed_dir(self, item: int) -> Path:
+        """A complete record of one run of sealed confirm item ``item`` with ``--unseal`` (made once)."""
+        if self._unsealed_dir is None:
+            from evalcore.workflow.run import execute_run
+
+            path, _ = execute_run(self.fresh("unsealed-run"), ids=[item], unseal=True, preloaded=self.model())
+            self._unsealed_dir = path.parent
+        return self._unsealed_dir
+
     def copy_record(self, name: str) -> Path:
         """A copy of the smoke-run record in a fresh directory, to be damaged."""
         from evalcore.records.store import RECORD_NAME
@@ -187,15 +197,24 @@ class Bench:
             time.sleep(0.05)
         return process
 
-    def kill_run(self, out: Path, *, after_s: float = 0.0, sig: int = signal.SIGKILL) -> Any:
+    def kill_run(
+        self, out: Path, *, after_s: float = 0.0, sig: int = signal.SIGKILL, repeat: int = 1, gap_s: float = 0.003
+    ) -> Any:
         """Start ``python -m evalcore run --smoke --out OUT``; send ``sig`` ``after_s`` seconds after its claim appears.
 
+        Args:
+            repeat: how many times to send it, ``gap_s`` seconds apart (a user pressing Ctrl-C again and again).
+
         Returns the finished process as a ``CompletedProcess`` with its standard error
-        (after SIGKILL its return code is ``-SIGKILL``; after SIGINT, the command's own status).
+        (after SIGKILL its return code is ``-SIGKILL``; after SIGINT or SIGTERM, the command's own status).
         """
         process = self._claimed_run(out)
         time.sleep(after_s)
-        process.send_signal(sig)
+        for k in range(repeat):
+            if k:
+                time.sleep(gap_s)
+            if process.poll() is None:
+                process.send_signal(sig)
         _, err = process.communicate(timeout=120)
         return subprocess.CompletedProcess(process.args, process.returncode, "", err)
 

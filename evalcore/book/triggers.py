@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.damage import data_copy, score_cache_entry, tamper
+from evalcore.book.damage import data_copy, score_cache_entry
 from evalcore.book.refusals import Bench, environment
 from evalcore.protocol.jsonvalue import json_object
 
@@ -33,6 +34,7 @@ __all__ = [
     "failed_run",
     "first_item",
     "flip_label",
+    "forged_cache",
     "get",
     "hub_data",
     "killed_run",
@@ -45,6 +47,7 @@ __all__ = [
     "put_booleans",
     "read",
     "read_only_run",
+    "run_on_bad_bytes",
     "summary",
     "swap",
     "unsafe_cache",
@@ -88,16 +91,50 @@ def killed_run(bench: Bench) -> Any:
 
 
 def failed_run(bench: Bench) -> Any:
-    from evalcore.sst2.rows import DATA_ENV
+    """A run that fails after it claimed its directory (the Hub model, offline), then read."""
+    from evalcore.errors import HubUnavailableError
     from evalcore.workflow.run import execute_run
 
     out = bench.fresh("failed-run")
-    with environment(**{DATA_ENV: str(data_copy(bench, "tampered-for-run", edit_dev=tamper))}):
+    with environment(HF_HUB_OFFLINE="1"):
         try:
-            execute_run(out, smoke=True, preloaded=bench.model())
-        except ValueError:
+            execute_run(out, smoke=True, model_name="smollm2-135m-instruct")
+        except HubUnavailableError:
             pass  # the run's own refusal; what matters here is what it left behind
     return read(out)
+
+
+def run_on_bad_bytes(bench: Bench) -> Any:
+    """``evalcore run`` on a dev.tsv that is not UTF-8; the run directory must not be created."""
+    from evalcore.book.damage import not_utf8
+
+    out = bench.scratch / "never-bad-bytes"
+    done = bench.cli("run", "--smoke", "--out", str(out), env={"EVALBOOK_SST2_DIR": str(not_utf8(bench, "bytes-run"))})
+    if out.exists():
+        raise AssertionError(f"the refused run wrote {sorted(p.name for p in out.iterdir())}")
+    return done
+
+
+def forged_cache(bench: Bench) -> Any:
+    """``load_model()`` from a cache entry whose weights were edited and whose manifest was rewritten to match."""
+    from evalcore.models.cache import CACHE_ENV, MANIFEST, WEIGHTS
+    from evalcore.models.loader import cache_entry, load_model
+    from evalcore.protocol.digest import sha256_file
+
+    bench.model()  # the genuine entry exists once the bench's model is loaded from the cache
+    genuine = cache_entry()
+    with environment(**{CACHE_ENV: str(bench.fresh("forged-cache") / "evalbook")}):
+        entry = cache_entry()
+        shutil.copytree(genuine, entry)  # a copy: the genuine entry is never touched
+        with open(entry / WEIGHTS, "r+b") as fh:  # one byte of the last tensor changed
+            fh.seek(-1, os.SEEK_END)
+            last = fh.read(1)
+            fh.seek(-1, os.SEEK_END)
+            fh.write(bytes([last[0] ^ 1]))
+        manifest = json.loads((entry / MANIFEST).read_text(encoding="utf-8"))
+        manifest["files"][WEIGHTS] = sha256_file(entry / WEIGHTS)
+        (entry / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        return load_model()
 
 
 def missing_package(bench: Bench) -> Any:
@@ -129,8 +166,6 @@ def api(name: str) -> Any:
     import evalcore
 
     return getattr(evalcore, name)
-
-
 
 
 def summary(result: dict[str, Any]) -> dict[str, Any]:
