@@ -49,6 +49,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from evalcore.errors import RecordError
+    from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.part3.experiment import run_condition
     from evalcore.part3.record import schema_problems, with_digests
@@ -57,7 +58,6 @@ def main() -> int:
     from evalcore.records.machine import arithmetic
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import dev_ids
-    from evalcore.harness.runprotocol import build_protocol
 
     args.out.mkdir(parents=True, exist_ok=True)
     model, tokenizer = load_model()

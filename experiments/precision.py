@@ -55,6 +55,7 @@ def worker(out: Path, ids: list[int]) -> None:
 
     import torch
 
+    from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.protocol.fingerprint import protocol_fingerprint
     from evalcore.records.atomic import write_json_atomic
@@ -62,7 +63,6 @@ def worker(out: Path, ids: list[int]) -> None:
     from evalcore.scoring.loglik import score_item
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import check_ids as check_unsealed
-    from evalcore.harness.runprotocol import build_protocol
 
     ids = check_unsealed(ids)  # the confirm set stays sealed
     validation = load_split("validation")
