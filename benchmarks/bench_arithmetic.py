@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 
 from evalcore.records.atomic import write_json_atomic
-from evalcore.records.machine import ARITHMETIC_ENV, SECOND_ARITHMETIC
+from evalcore.records.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC
 
 OUT = Path(__file__).resolve().parent / "results" / "arithmetic.json"
 
-SETTINGS = {"native": {}, "pinned": dict(SECOND_ARITHMETIC)}
+SETTINGS = {"native": {}, "pinned": dict(PINNED_ARITHMETIC)}
 """Name -> arithmetic variables; every other arithmetic variable is removed."""
 
 _WORKER = """

@@ -214,3 +214,27 @@ def test_pin_before_torch_refuses_a_non_string_value_before_applying_anything(be
     # builtin TypeError, leaving the process half-pinned.
     assert before_torch["non_str"] == "InvalidTypeError"
     assert before_torch["mkl_after_non_str"] == "COMPATIBLE,STRICT"
+
+
+def test_the_pinned_mode_is_the_second_arithmetic_at_two_threads_and_nothing_else():
+    from evalcore.records.machine import PINNED_ARITHMETIC, PINNED_THREADS, arithmetic_mode
+
+    assert PINNED_ARITHMETIC == {**SECOND_ARITHMETIC, "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
+    pinned = {"env": dict(PINNED_ARITHMETIC), "cpu_capability": "DEFAULT", "threads": PINNED_THREADS}
+    assert arithmetic_mode(pinned) == "pinned"
+    assert arithmetic_mode({**pinned, "threads": 1}) == "native"  # the thread count is part of the mode
+    assert arithmetic_mode({**pinned, "env": {**PINNED_ARITHMETIC, "ONEDNN_MAX_CPU_ISA": "AVX2"}}) == "native"
+    assert arithmetic_mode({**pinned, "cpu_capability": "AVX512"}) == "native"
+
+
+def test_pinning_threads_after_torch_is_refused_when_torch_runs_another_count(monkeypatch):
+    # Regression guard: the pinned mode named its kernels but not its threads, which decide how a sum is split.
+    import torch
+
+    from evalcore.records.machine import PINNED_ARITHMETIC
+
+    for name, value in PINNED_ARITHMETIC.items():
+        monkeypatch.setenv(name, value)  # the variables look right, the running torch does not
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 1)
+    with pytest.raises(ArithmeticSettingError, match=r"threads \(1 running, 2 asked\)"):
+        pin_arithmetic(PINNED_ARITHMETIC)

@@ -4,8 +4,8 @@
 self-digest), ``atomic`` (every file written whole or not at all), ``claims`` (one run per
 directory), ``audit``, ``coverage``, ``recount`` and ``report`` (re-checking a record at three levels, and
 saying what each level re-derived), ``recheck``
-(re-scoring a sample), ``numerics`` and ``machine`` (the arithmetic a run used and the
-tolerance across CPUs).
+(re-scoring a sample), ``numerics``, ``machine`` and ``pinned`` (the arithmetic a run used, the
+tolerance across CPUs, and the pinned mode's committed digest).
 """
 
 from __future__ import annotations
@@ -25,10 +25,14 @@ from evalcore.records.coverage import SMOKE_INDEPENDENT, SMOKE_OFFICIAL, Coverag
 from evalcore.records.machine import (
     ARITHMETIC_ENV,
     FLAGS,
+    MODES,
+    PINNED_ARITHMETIC,
+    PINNED_THREADS,
     SECOND_ARITHMETIC,
     THREAD_ENV,
     arithmetic,
     arithmetic_differences,
+    arithmetic_mode,
     child_env,
     pin_arithmetic,
 )
@@ -42,6 +46,7 @@ from evalcore.records.numerics import (
     format_tolerance,
     margin,
 )
+from evalcore.records.pinned import PINNED_DEV64_SHA256, first_difference, pinned_dev_scores, scores_digest
 from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, Recheck, draw_sample, tolerance_for
 from evalcore.records.recount import aggregate_problems, harness_stderr, item_list_problem
 from evalcore.records.report import LEVELS, NEEDS, REDERIVED, TRUSTED, AuditReport
@@ -80,9 +85,13 @@ __all__ = [
     "LOCK_NAME",
     "LOW_PRECISION_FACTOR",
     "MEASURED_MAX_DRIFT",
+    "MODES",
     "NEEDS",
     "NON_FINITE",
     "PENDING_NAME",
+    "PINNED_ARITHMETIC",
+    "PINNED_DEV64_SHA256",
+    "PINNED_THREADS",
     "RECORD_NAME",
     "REDERIVED",
     "SCHEMA_FILE",
@@ -106,6 +115,7 @@ __all__ = [
     "aggregate_problems",
     "arithmetic",
     "arithmetic_differences",
+    "arithmetic_mode",
     "audit_record",
     "begin_record",
     "bfloat16_step",
@@ -121,6 +131,7 @@ __all__ = [
     "draw_sample",
     "expected_coverage",
     "finite",
+    "first_difference",
     "format_tolerance",
     "harness_stderr",
     "is_finite_number",
@@ -130,6 +141,7 @@ __all__ = [
     "margin",
     "mark_failed",
     "pin_arithmetic",
+    "pinned_dev_scores",
     "read_record",
     "read_run",
     "record_digest",
@@ -138,6 +150,7 @@ __all__ = [
     "release_lock",
     "remove_stale_temporaries",
     "run_schema",
+    "scores_digest",
     "stored_scores",
     "take_lock",
     "tolerance_for",

@@ -19,7 +19,7 @@ from evalcore.models.loader import MODELS
 from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE
 
-__all__ = ["protocol_problems", "resource_problems"]
+__all__ = ["measured_problems", "protocol_problems", "resource_problems"]
 
 
 def protocol_problems(record: dict[str, Any], tokenizer: str | None, digest: str, where: str) -> list[str]:
@@ -71,4 +71,27 @@ def resource_problems(record: dict[str, Any], digest: str) -> list[str]:
     version = res["packages"].get("lm_eval")
     if version is not None and version != HARNESS_VERSION:
         problems.append(f"resources.packages.lm_eval is {version!r}; this book's runs use {HARNESS_VERSION}")
+    return problems
+
+
+def measured_problems(record: dict[str, Any], digest: str, tokenizer: Any) -> list[str]:
+    """Level 2: the protocol's tokenizer identity and data digest against the ones measured on what was
+    loaded, and its harness version against the installed harness, checked file by file."""
+    from evalcore.harness.official import require_pinned_harness
+    from evalcore.harness.runprotocol import tokenizer_identity
+
+    problems = []
+    name = record["resources"]["model"]["name"]
+    if name in MODELS:
+        measured = tokenizer_identity(name, tokenizer)
+        found = protocol_problems(record, measured, digest, "the tokenizer and data loaded now")
+        problems += [p for p in found if p.startswith(("protocol.model.tokenizer", "protocol.data.digest"))]
+    try:
+        installed = require_pinned_harness().version
+    except EvalcoreError as exc:
+        return [*problems, f"the installed harness is not the one this record claims: {exc}"]
+    harness = record["protocol"].get("harness")
+    claimed = harness.get("version") if isinstance(harness, Mapping) else None
+    if claimed != installed:
+        problems.append(f"protocol.harness.version is {claimed!r}, but the installed harness is {installed}")
     return problems

@@ -34,12 +34,10 @@ the true maximum and names every argmax flip.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from evalcore.errors import DocIdMismatchError, EvalcoreError, InvalidInputError, InvalidTypeError, RecordError
-from evalcore.harness.runprotocol import tokenizer_identity
-from evalcore.models.loader import MODELS
+from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError, RecordError
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.records._items import (
@@ -49,9 +47,9 @@ from evalcore.records._items import (
     paired_problems,
     rerun_item_problems,
 )
-from evalcore.records._provenance import protocol_problems, resource_problems
+from evalcore.records._provenance import measured_problems, protocol_problems, resource_problems
 from evalcore.records.coverage import coverage_problems
-from evalcore.records.machine import arithmetic, arithmetic_differences
+from evalcore.records.machine import arithmetic, arithmetic_differences, arithmetic_mode
 from evalcore.records.numerics import compare_scores, format_tolerance
 from evalcore.records.recount import aggregate_problems, item_list_problem
 from evalcore.records.report import LEVELS, NEEDS, AuditReport
@@ -150,26 +148,10 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:
 
 
 def _level2(record: dict[str, Any], rows: Sequence[Any], tokenizer: Any) -> list[str]:
-    from evalcore.harness.official import require_pinned_harness
-
-    problems = []
     if len(rows) != VALIDATION_SIZE or any(row.idx != k for k, row in enumerate(rows)):
         return [f"level 2 needs the validation split in idx order ({VALIDATION_SIZE} rows), got {len(rows)} rows"]
     digest = split_digest([row_sha256(r.idx, r.sentence, r.label) for r in rows])
-    name = record["resources"]["model"]["name"]
-    measured = tokenizer_identity(name, tokenizer) if name in MODELS else None
-    if measured is not None:
-        found = protocol_problems(record, measured, digest, "the tokenizer and data loaded now")
-        problems += [p for p in found if p.startswith(("protocol.model.tokenizer", "protocol.data.digest"))]
-    try:
-        installed = require_pinned_harness().version
-    except EvalcoreError as exc:
-        problems.append(f"the installed harness is not the one this record claims: {exc}")
-    else:
-        harness = record["protocol"].get("harness")
-        claimed = harness.get("version") if isinstance(harness, Mapping) else None
-        if claimed != installed:
-            problems.append(f"protocol.harness.version is {claimed!r}, but the installed harness is {installed}")
+    problems = measured_problems(record, digest, tokenizer)
     for item in record["items"]:
         i, ind, off = item["item_id"], item["independent"], item["official"]
         if not 0 <= i < len(rows):
@@ -228,8 +210,18 @@ def _level3(record: dict[str, Any], rows: Sequence[Any], model: Any, tokenizer: 
                      for i, j, diff in drift.over_tolerance]  # fmt: skip
     report.rerun = drifts.get("independent") or next(iter(drifts.values()))
     report.max_abs_diff_rerun = max(d.max_abs for d in drifts.values())
-    report.arithmetic_changes = arithmetic_differences(record["environment"]["arithmetic"], arithmetic())
-    if not report.arithmetic_changes and not report.rerun.bit_identical:
+    current = arithmetic()
+    report.arithmetic_changes = arithmetic_differences(record["environment"]["arithmetic"], current)
+    recorded_mode = record["environment"].get("arithmetic_mode", arithmetic_mode(record["environment"]["arithmetic"]))
+    report.exact = recorded_mode == arithmetic_mode(current) == "pinned"
+    if report.exact and not all(d.bit_identical for d in drifts.values()):
+        # Pinned on both sides: the policy is exact whatever the CPU, and a difference is a finding, never a drift.
+        cpu = ", ".join(f"{k} {current.get(k)!r}" for k in ("cpu_model", "cpu_id", "cpu_flags"))
+        problems.append(
+            f"pinned arithmetic on both sides, yet stored scores moved (max |Δ| {report.max_abs_diff_rerun:.3g}): "
+            f"this CPU ({cpu}) gives other bits than the record's under the pinned arithmetic"
+        )
+    elif not report.arithmetic_changes and not report.rerun.bit_identical:
         # The policy: the arithmetic that made a record reproduces its own scorer's scores to the last bit.
         # (The official scores come from another code path; level 1 and the tolerance judge those.)
         problems.append(

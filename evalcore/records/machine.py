@@ -18,10 +18,14 @@ from evalcore.errors import ArithmeticSettingError, InvalidInputError, InvalidTy
 __all__ = [
     "ARITHMETIC_ENV",
     "FLAGS",
+    "MODES",
+    "PINNED_ARITHMETIC",
+    "PINNED_THREADS",
     "SECOND_ARITHMETIC",
     "THREAD_ENV",
     "arithmetic",
     "arithmetic_differences",
+    "arithmetic_mode",
     "child_env",
     "pin_arithmetic",
 ]
@@ -43,6 +47,18 @@ portable, strictly reproducible branch. ``make test`` runs the notebooks under t
 
 THREAD_ENV = ("MKL_NUM_THREADS", "OMP_NUM_THREADS")
 """The thread counts among :data:`ARITHMETIC_ENV`."""
+
+PINNED_THREADS = 2
+"""The thread count of the pinned arithmetic: how many partial sums a reduction is split into is part
+of its result, so the count is fixed with the kernels (2, the cores of the book's machines)."""
+
+PINNED_ARITHMETIC = {**SECOND_ARITHMETIC, **dict.fromkeys(THREAD_ENV, str(PINNED_THREADS))}
+"""The pinned arithmetic (``--arithmetic pinned``): ATen's plain C++ kernels, MKL's strictly
+reproducible portable branch and :data:`PINNED_THREADS` threads, set before torch loads. Measured
+to give the same bits on AMD Zen 4, Zen 5 and an Intel Xeon (``evalcore.records.pinned``)."""
+
+MODES = ("native", "pinned")
+"""What :func:`arithmetic_mode` can report."""
 
 
 def child_env(settings: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -139,6 +155,19 @@ def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[
     return [f"{k}: {recorded.get(k)!r} -> {current.get(k)!r}" for k in keys if recorded.get(k) != current.get(k)]
 
 
+def arithmetic_mode(current: Mapping[str, Any] | None = None) -> str:
+    """``"pinned"`` when ``current`` (default: :func:`arithmetic`) runs exactly :data:`PINNED_ARITHMETIC`
+    (those variables set, no other arithmetic variable, ATen's default kernels dispatched,
+    :data:`PINNED_THREADS` threads); ``"native"`` otherwise. A record names it beside its arithmetic."""
+    current = arithmetic() if current is None else current
+    pinned = (
+        current.get("env") == PINNED_ARITHMETIC
+        and str(current.get("cpu_capability", "")).upper() == "DEFAULT"
+        and current.get("threads") == PINNED_THREADS
+    )
+    return "pinned" if pinned else "native"
+
+
 def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str, str]:
     """Set arithmetic variables for this process; they only act before torch is imported.
 
@@ -147,7 +176,8 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
 
     Raises:
         ArithmeticSettingError: torch is already imported and one of ``settings`` differs from
-            the environment it was imported with (the change would silently do nothing).
+            the environment it was imported with, or torch runs another thread count than the
+            settings name (the change would silently do nothing).
         InvalidInputError: a name outside :data:`ARITHMETIC_ENV`.
         InvalidTypeError: a value that is not a string (nothing is applied).
     """
@@ -158,6 +188,9 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
             raise InvalidTypeError(f"{name} must be set to a string, got {type(value).__name__} {value!r}")
     if "torch" in sys.modules:
         changed = [n for n, v in settings.items() if os.environ.get(n) != v]
+        threads = settings.get("OMP_NUM_THREADS")
+        if threads is not None and threads.isdigit() and sys.modules["torch"].get_num_threads() != int(threads):
+            changed.append(f"threads ({sys.modules['torch'].get_num_threads()} running, {threads} asked)")
         if changed:
             raise ArithmeticSettingError(
                 f"torch is already imported, so {changed} would not take effect; set them before importing torch "

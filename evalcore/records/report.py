@@ -92,6 +92,8 @@ class AuditReport:
     """How the re-run's arithmetic differs from the record's (empty: the same), when level 3 ran."""
     tolerance: float = ABS_TOL
     """The tolerance the float comparisons used."""
+    exact: bool = False
+    """Whether the level-3 re-run had to be exact: record and re-run both under the pinned arithmetic."""
 
     @property
     def ok(self) -> bool:
@@ -119,7 +121,8 @@ class AuditReport:
     def _rerun(self) -> str:
         if self.rerun is None:
             return ""
-        where = "same arithmetic" if not self.arithmetic_changes else "another arithmetic"
+        where = ("pinned arithmetic, compared exactly" if self.exact
+                 else "same arithmetic" if not self.arithmetic_changes else "another arithmetic")  # fmt: skip
         return f"; re-run on {where}: {self.rerun.describe()}"
 
     def summary(self) -> str:

@@ -175,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     arith = argparse.ArgumentParser(add_help=False)
     arith.add_argument(
         "--arithmetic", choices=["pinned"], default=None,
-        help="pinned: ATen's plain kernels and MKL's strict portable branch, set before torch loads (slower). "
-        "Default: whatever the environment sets. The record names the arithmetic either way",
+        help="pinned: ATen's plain kernels, MKL's strict portable branch and 2 threads, set before torch loads "
+        "(slower; the same bits on every x86 CPU measured, so a pinned record is audited exactly by a pinned re-run). "
+        "Default: whatever the environment sets. The record names the arithmetic and its mode either way",
     )  # fmt: skip
     common = argparse.ArgumentParser(add_help=False, parents=[arith])
     common.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS), help="model registry name")
@@ -234,9 +235,9 @@ def _main(argv: Sequence[str] | None, *, leaving: bool = False) -> int:
     with signal_watch(ignore_after_stop=leaving) as watch:
         try:
             if args.arithmetic == "pinned":
-                from evalcore.records.machine import SECOND_ARITHMETIC, pin_arithmetic
+                from evalcore.records.machine import PINNED_ARITHMETIC, pin_arithmetic
 
-                pin_arithmetic(SECOND_ARITHMETIC)
+                pin_arithmetic(PINNED_ARITHMETIC)
             status = handler(args)
             watch.check()  # a signal some library swallowed still stops the command
             return status

@@ -26,7 +26,7 @@ from evalcore.models.loader import CACHE_NOTE, DEFAULT_MODEL, MODELS, load_model
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import ledger_record, summarize_ledger
 from evalcore.records.coverage import SMOKE_INDEPENDENT, expected_coverage
-from evalcore.records.machine import arithmetic
+from evalcore.records.machine import arithmetic, arithmetic_mode
 from evalcore.scoring.loglik import ItemScore, score_items
 from evalcore.sst2.rows import Row, committed_row_hashes, load_split, verify_rows
 from evalcore.sst2.selection import check_ids, dev_ids
@@ -204,7 +204,8 @@ def _execute(
             },
             "packages": {p: version(p) for p in PACKAGES} | {"python": platform.python_version()},
         },
-        "environment": {"arithmetic": arithmetic()},  # where the bits came from; not part of the protocol
+        # where the bits came from, and whether they were pinned; not part of the protocol
+        "environment": {"arithmetic": (current := arithmetic()), "arithmetic_mode": arithmetic_mode(current)},
         "settings": {
             "smoke": smoke,
             "sort_ids": sort_ids,
