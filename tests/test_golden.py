@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalcore.records.audit import audit_record
-from evalcore.records.machine import ARITHMETIC_ENV, SECOND_ARITHMETIC, child_env
+from evalcore.records.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC, child_env
 from evalcore.records.numerics import ABS_TOL, format_tolerance
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
@@ -50,7 +50,7 @@ def test_golden_record_passes_all_three_levels_here(validation, model_and_tokeni
 @pytest.mark.model
 def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     # A record made on one arithmetic must print "audit ok" on another, naming tolerance and drift.
-    # --arithmetic pinned sets SECOND_ARITHMETIC before torch loads, as make test's nbval step does by env.
+    # --arithmetic pinned sets PINNED_ARITHMETIC (SECOND_ARITHMETIC at two threads) before torch loads.
     env = child_env()  # the thread counts stay: make test gives this stream one core
     done = subprocess.run(
         [sys.executable, "-m", "evalcore", "audit", str(GOLDEN), "--arithmetic", "pinned"],
@@ -60,7 +60,7 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     lines = done.stdout.splitlines()
     assert "arithmetic differs from the record's:" in lines
     assert any(line.startswith("  - cpu_capability: ") and line.endswith("-> 'DEFAULT'") for line in lines)
-    pinned = env | SECOND_ARITHMETIC
+    pinned = env | PINNED_ARITHMETIC
     assert f"  - env: {{}} -> {({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
     verdict = lines[-1]
     assert verdict.startswith("audit ok at level 3: 64 items, 128 scores compared; official vs independent "
@@ -71,8 +71,9 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
 
 def test_pinning_is_refused_once_torch_is_loaded(capsys):
     import torch  # noqa: F401 - loaded, as in any process that has already scored something
+    import torch as loaded
 
-    already = all(os.environ.get(k) == v for k, v in SECOND_ARITHMETIC.items())
+    already = all(os.environ.get(k) == v for k, v in PINNED_ARITHMETIC.items()) and loaded.get_num_threads() == 2
     status = main(["audit", str(GOLDEN), "--level", "1", "--arithmetic", "pinned"])
     assert status == (0 if already else 2)
     if not already:

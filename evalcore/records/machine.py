@@ -54,8 +54,8 @@ of its result, so the count is fixed with the kernels (2, the cores of the book'
 
 PINNED_ARITHMETIC = {**SECOND_ARITHMETIC, **dict.fromkeys(THREAD_ENV, str(PINNED_THREADS))}
 """The pinned arithmetic (``--arithmetic pinned``): ATen's plain C++ kernels, MKL's strictly
-reproducible portable branch and :data:`PINNED_THREADS` threads, set before torch loads. Measured
-to give the same bits on AMD Zen 4, Zen 5 and an Intel Xeon (``evalcore.records.pinned``)."""
+reproducible portable branch and :data:`PINNED_THREADS` threads, set before torch loads. Meant to give
+the same bits on every x86 CPU; every machine that runs the tests checks it (:mod:`evalcore.records.pinned`)."""
 
 MODES = ("native", "pinned")
 """What :func:`arithmetic_mode` can report."""

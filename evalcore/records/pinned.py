@@ -4,8 +4,8 @@ Explained in the chapter *The same code on another CPU* (``book/numerics.md``). 
 score's last bits depend on the CPU, so a record made on one machine is checked on another
 within a tolerance. Under :data:`evalcore.records.machine.PINNED_ARITHMETIC` (ATen's plain
 kernels, MKL's strictly reproducible branch, two threads) the independent scores of the 64
-dev items were measured bit for bit equal on AMD Zen 4, Zen 5 and an Intel Xeon, so the
-package commits their digest (:data:`PINNED_DEV64_SHA256`), a record made under the pinned
+dev items are meant to be the same bits on every x86 CPU, so the package commits their
+digest (:data:`PINNED_DEV64_SHA256`), a record made under the pinned
 arithmetic is audited *exactly* by a pinned re-run, and a test recomputes the digest on
 every machine that runs it. A CPU that gives another digest is reported with its vendor,
 family, model and flags and the first item that differs, never passed with a tolerance.
@@ -80,11 +80,15 @@ def pinned_dev_scores(restrict: Mapping[str, str] | None = None) -> dict[str, An
         ``{"scores": {item_id: [s_ij, ...]}, "sha256": scores_digest, "arithmetic": ..., "mode": ...}``.
 
     Raises:
-        ArithmeticSettingError: the child did not run the pinned arithmetic.
-        subprocess.CalledProcessError: the child failed (its standard error is attached).
+        ArithmeticSettingError: the child did not run the pinned arithmetic, or failed (the end of
+            its standard error is in the message).
     """
     env = child_env({**PINNED_ARITHMETIC, **(restrict or {})})
-    done = subprocess.run([sys.executable, "-c", _WORKER], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", _WORKER], env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ArithmeticSettingError(
+            f"the pinned child process failed (status {done.returncode}): {done.stderr[-800:]}"
+        )
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     if result["mode"] != "pinned" and not restrict:
         raise ArithmeticSettingError(f"the child process ran {result['arithmetic']!r}, not the pinned arithmetic")
