@@ -46,3 +46,40 @@ def test_the_articles_figures_are_quoted_once_and_add_up():
     assert (ARTICLE_LIKELIHOOD["correct"], ARTICLE_LIKELIHOOD["of"]) == ARTICLE_RESULTS["likelihood"]
     quoted = ARTICLE_LIKELIHOOD
     assert quoted["predicted_negative"] + quoted["predicted_positive"] == quoted["of"]
+
+
+ARTICLE_FILE = "000_d37841f61fdbce33.txt"
+"""The source article, in the sources directory beside the repository (``../shared/sources``)."""
+
+
+def _article_text() -> str:
+    import os
+    from pathlib import Path
+
+    where = Path(os.environ.get("EVALBOOK_SOURCES_DIR") or Path(__file__).resolve().parents[2] / "shared" / "sources")
+    path = where / ARTICLE_FILE
+    assert path.is_file(), f"the source article is not at {path}; set EVALBOOK_SOURCES_DIR to its directory"
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def test_the_quoted_figures_are_the_articles_own():
+    # Each figure evalcore quotes from the article, read back out of the article's text.
+    import re
+
+    from evalcore.book.article import ARTICLE_LIKELIHOOD
+    from evalcore.book.chain_exercises import ARTICLE_MISFILED
+
+    text = _article_text()
+    found = {
+        "predictions": re.search(r"模型预测(\d+)条negative、(\d+)条positive", text),
+        "labels": re.search(r"开发标签则为(\d+)条负面、(\d+)条正面", text),
+        "score": re.search(r"均为(\d+)/(\d+)", text),
+        "misfiled": re.search(r"日志题号却有(\d+)处错配", text),
+    }
+    assert all(found.values()), {k: v for k, v in found.items() if not v}
+    got = {k: tuple(int(g) for g in m.groups()) for k, m in found.items() if m}
+    quoted = ARTICLE_LIKELIHOOD
+    assert got["predictions"] == (quoted["predicted_negative"], quoted["predicted_positive"])
+    assert got["labels"] == (quoted["labels_negative"], quoted["labels_positive"])
+    assert got["score"] == (quoted["correct"], quoted["of"])
+    assert got["misfiled"] == (ARTICLE_MISFILED,)

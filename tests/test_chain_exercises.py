@@ -17,6 +17,7 @@ from evalcore.book.chain_exercises import (
     check_logged_doc_ids,
     harness_logged_ids,
     misfiled,
+    positives_given,
     possible_positives,
 )
 from evalcore.book.exercises import NotAnswered, WrongAnswer
@@ -137,33 +138,44 @@ def test_possible_positives_agrees_with_every_confusion_matrix(counts):
 
 
 def test_label_mix_page_solution(golden):
-    # book_positives: given in the page's answer cell, from the golden record
-    names = {"golden": golden, "book_positives": sum(item["label"] for item in golden["items"])}
-    verdict = run_page_solution("book/article-numbers.md", "ex-article-label-mix", names)
+    verdict = run_page_solution("book/article-numbers.md", "ex-article-label-mix", {"golden": golden})
     assert "positive labels" in verdict
 
 
-def test_label_mix_check_names_the_typical_mistakes(golden):
-    book = sum(item["label"] for item in golden["items"])
+def test_the_articles_labels_fix_its_confusion_matrix():
+    # The article's four counts and its labels: one confusion matrix only, and the labels among the possible ones.
+    counts = ARTICLE_LIKELIHOOD
+    assert counts["labels_positive"] in possible_positives(counts)
+    assert counts["labels_negative"] + counts["labels_positive"] == counts["of"]
+    tps = range(counts["predicted_positive"] + 1)
+    fits = [tp for tp in tps if positives_given(counts, tp) == counts["labels_positive"]]
+    assert len(fits) == 1
+    assert positives_given(counts, 0) == possible_positives(counts)[0]
+
+
+def test_label_mix_check_names_the_typical_mistakes():
     right = possible_positives(ARTICLE_LIKELIHOOD)
-    same = book in right
-    assert check_label_mix(right, same, book_positives=book).startswith("correct")
-    assert check_label_mix(tuple(reversed(right)), same, book_positives=book).startswith("correct")
+    (tp,) = [t for t in range(4) if positives_given(ARTICLE_LIKELIHOOD, t) == ARTICLE_LIKELIHOOD["labels_positive"]]
+    assert check_label_mix(right, tp).startswith("correct")
+    assert check_label_mix(tuple(reversed(right)), tp).startswith("correct")
     with pytest.raises(NotAnswered, match="possible_positives is still None"):
-        check_label_mix(None, same, book_positives=book)
-    with pytest.raises(NotAnswered, match="same_mix_possible is still None"):
-        check_label_mix(right, None, book_positives=book)
+        check_label_mix(None, tp)
+    with pytest.raises(NotAnswered, match="article_tp is still None"):
+        check_label_mix(right, None)
     with pytest.raises(WrongAnswer, match="more than one number"):
-        check_label_mix(right[-1], same, book_positives=book)
+        check_label_mix(right[-1], tp)
     with pytest.raises(WrongAnswer, match=f"{right[0]} is possible too"):
-        check_label_mix(right[1:], same, book_positives=book)  # all "positive" predictions taken as right, or some
+        check_label_mix(right[1:], tp)  # all "positive" predictions taken as right, or some
     impossible = ARTICLE_LIKELIHOOD["correct"]  # a tempting guess: as many positives as right answers
     assert impossible not in right
     with pytest.raises(WrongAnswer, match=f"{impossible} is impossible"):
-        check_label_mix([*right, impossible], same, book_positives=book)
+        check_label_mix([*right, impossible], tp)
     with pytest.raises(WrongAnswer, match="list of ints"):
-        check_label_mix("29", same, book_positives=book)
-    with pytest.raises(WrongAnswer, match="True or False"):
-        check_label_mix(right, "no", book_positives=book)
-    with pytest.raises(WrongAnswer, match=f"is {book} among"):
-        check_label_mix(right, not same, book_positives=book)
+        check_label_mix("29", tp)
+    with pytest.raises(WrongAnswer, match="must be an int"):
+        check_label_mix(right, "2")
+    all_right = ARTICLE_LIKELIHOOD["predicted_positive"]  # the usual slip: every "positive" prediction right
+    with pytest.raises(WrongAnswer, match=f"would have {positives_given(ARTICLE_LIKELIHOOD, all_right)} positive"):
+        check_label_mix(right, all_right)
+    with pytest.raises(WrongAnswer, match="not a possible number"):
+        check_label_mix(right, ARTICLE_LIKELIHOOD["predicted_positive"] + 1)

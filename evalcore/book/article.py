@@ -41,9 +41,13 @@ ARTICLE_LIKELIHOOD = {
     "of": ARTICLE_RESULTS["likelihood"][1],
     "predicted_negative": 61,
     "predicted_positive": 3,
+    "labels_negative": 31,
+    "labels_positive": 33,
 }
-"""The source article's likelihood run through the harness, on its own 64 dev items: a
-citation, not a measurement of this book."""
+"""The source article's likelihood run through the harness, on its own 64 dev items: its
+correct answers, its predictions of each answer and its gold labels of each kind. A
+citation, not a measurement of this book (``tests/test_article.py`` finds each figure in
+the article's text)."""
 
 SET_SALT = "evalbook/sst2/article-sets/v1"
 """Salt prefix of the other item sets (set ``s`` uses ``f"{SET_SALT}/{s}"``)."""

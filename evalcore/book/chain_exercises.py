@@ -29,6 +29,7 @@ __all__ = [
     "check_logged_doc_ids",
     "harness_logged_ids",
     "misfiled",
+    "positives_given",
     "possible_positives",
 ]
 
@@ -149,15 +150,19 @@ def possible_positives(counts: Mapping[str, int]) -> list[int]:
     return sorted(found)
 
 
-def check_label_mix(
-    possible: Any, same_mix_possible: Any, *, book_positives: int, counts: Mapping[str, int] = ARTICLE_LIKELIHOOD
-) -> str:
+def positives_given(counts: Mapping[str, int], tp: int) -> int:
+    """The positive labels (``TP + FN``) a run's items have if ``tp`` of its "positive" predictions were right."""
+    return tp + counts["predicted_negative"] - (counts["correct"] - tp)
+
+
+def check_label_mix(possible: Any, article_tp: Any, *, counts: Mapping[str, int] = ARTICLE_LIKELIHOOD) -> str:
     """*Why these numbers are not the article's*, exercise ``ex-article-label-mix``: what the article's counts allow.
 
     Args:
-        possible: the reader's numbers of positive labels the article's items can have had.
-        same_mix_possible: the reader's answer: could they have had ``book_positives`` positive labels?
-        book_positives: positive labels among this book's dev items.
+        possible: the reader's numbers of positive labels a run with the article's three
+            prediction counts (``correct``, ``predicted_negative``, ``predicted_positive``) can have had.
+        article_tp: the reader's number of the article's "positive" predictions that were
+            right, given its gold labels too (``labels_positive``).
         counts: the article's counts (:data:`evalcore.book.article.ARTICLE_LIKELIHOOD`).
 
     Returns:
@@ -167,7 +172,7 @@ def check_label_mix(
         NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
-    possible, same_mix_possible = given("possible_positives", possible), given("same_mix_possible", same_mix_possible)
+    possible, article_tp = given("possible_positives", possible), given("article_tp", article_tp)
     want = possible_positives(counts)
     if isinstance(possible, (str, bytes)) or not isinstance(possible, Iterable):
         raise WrongAnswer(
@@ -188,11 +193,21 @@ def check_label_mix(
             f"possible_positives: {extra[0]} is impossible: no split of the {counts['of']} items into right and "
             "wrong predictions of each kind gives both the counts and that many positive labels"
         )
-    if not isinstance(same_mix_possible, bool):
-        raise WrongAnswer(f"same_mix_possible must be True or False, got {same_mix_possible!r}")
-    if same_mix_possible != (book_positives in want):
-        raise WrongAnswer(f"same_mix_possible: is {book_positives} among the numbers you found?")
+    if not isinstance(article_tp, int) or isinstance(article_tp, bool):
+        raise WrongAnswer(f"article_tp must be an int, got {article_tp!r}")
+    labels = counts["labels_positive"]
+    if not 0 <= article_tp <= counts["predicted_positive"]:
+        raise WrongAnswer(
+            f"article_tp: {article_tp} is not a possible number of right 'positive' predictions: "
+            f"there were {counts['predicted_positive']}"
+        )
+    if (with_it := positives_given(counts, article_tp)) != labels:
+        raise WrongAnswer(
+            f"article_tp: with {article_tp} right 'positive' predictions the items would have {with_it} "
+            f"positive labels; the article reports {labels}"
+        )
     return (
-        f"correct: the article's items had {' or '.join(map(str, want))} positive labels; "
-        f"this book's dev items have {book_positives}"
+        f"correct: the three prediction counts allow {' or '.join(map(str, want))} positive labels; the "
+        f"article's {labels} fixes its right 'positive' predictions at {article_tp} "
+        f"of {counts['predicted_positive']}"
     )
