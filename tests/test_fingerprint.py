@@ -399,3 +399,40 @@ def test_diff_agrees_with_fingerprint_on_negative_zero_and_sees_a_literal_missin
     (d,) = diff_protocols({"x": 1, "note": "<missing>"}, {"x": 1})
     assert (d.path, d.a, d.b) == ("note", "<missing>", MISSING)
     assert str(d) == "note: '<missing>' != <missing>"
+
+
+def test_sorted_json_is_pythons_spelling_and_differs_from_rfc8785_where_the_book_says():
+    from evalcore.protocol.fingerprint import compare_encodings, sorted_json
+
+    assert sorted_json({"b": 1, "a": [1.5, "é"]}) == '{"a":[1.5,"é"],"b":1}'.encode()
+    assert sorted_json({"seed": 94.0}) == b'{"seed":94.0}' != canonical_json({"seed": 94.0})
+    assert sorted_json({"t": 2**60}) == b'{"t":1152921504606846976}'  # canonical_json refuses it
+    with pytest.raises(NotJSONError, match="<root>"):
+        sorted_json({"t": float("nan")})
+    with pytest.raises(InvalidTypeError, match="<root>"):
+        sorted_json({"t": object()})
+    rows = {r["value"]: r for r in compare_encodings({"int": {"t": 1}, "float": {"t": 1.0}, "big": {"t": 2**53}})}
+    assert rows["int"]["same bytes"] is True and rows["float"]["same bytes"] is False
+    assert rows["big"]["RFC 8785"] == "refused (NotJSONError)" and rows["big"]["same bytes"] is False
+    # keys outside the BMP: RFC 8785 sorts by UTF-16 code unit, Python by code point
+    keys = {"\U0001f600": 1, "\uff61": 2}
+    assert canonical_json(keys).decode().index("\U0001f600") < canonical_json(keys).decode().index("\uff61")
+    assert sorted_json(keys).decode().index("\U0001f600") > sorted_json(keys).decode().index("\uff61")
+
+
+_NO_FLOATS = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
+    lambda c: st.lists(c, max_size=3)
+    | st.dictionaries(st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))), c, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(_NO_FLOATS)
+@settings(max_examples=200, deadline=None)
+def test_sorted_json_and_rfc8785_agree_without_floats_or_astral_keys(value):
+    # The differences the book lists are the only ones: without floats, big integers and keys outside the
+    # Basic Multilingual Plane the two encodings write the same bytes, control characters and escapes included.
+    from evalcore.protocol.fingerprint import sorted_json
+
+    assert sorted_json(value) == canonical_json(value)

@@ -13,6 +13,7 @@ two runs *declared* the same protocol, not that they produced the same outputs.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,8 +29,10 @@ __all__ = [
     "MISSING",
     "ProtocolDifference",
     "canonical_json",
+    "compare_encodings",
     "diff_protocols",
     "protocol_fingerprint",
+    "sorted_json",
 ]
 
 
@@ -126,6 +129,48 @@ def canonical_json(obj: Any) -> bytes:
     # _plain refuses all of these first
     except rfc8785.CanonicalizationError as exc:  # pragma: no cover
         raise NotJSONError(f"<root>: {exc}") from exc
+
+
+def sorted_json(obj: Any) -> bytes:
+    """Encode ``obj`` the way Python's standard library does with sorted keys: not RFC 8785.
+
+    ``json.dumps`` with ``sort_keys=True``, compact separators, ``ensure_ascii=False`` and
+    ``allow_nan=False``, as UTF-8: the encoding that teaching texts (the wiki among the
+    book's sources) often call canonical JSON. It is stable within Python but follows
+    Python's own spellings, so it differs from :func:`canonical_json` where Python's and
+    ECMAScript's number writing differ (``94.0`` stays ``94.0``, ``1e20`` is ``1e+20``),
+    and where keys sort differently by code point than by UTF-16 code unit; it accepts
+    integers of any size.
+
+    Raises:
+        NotJSONError: NaN or infinity.
+        InvalidTypeError: a value ``json`` cannot encode.
+    """
+    try:
+        text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise NotJSONError(f"<root>: {exc}") from exc
+    except TypeError as exc:
+        raise InvalidTypeError(f"<root>: {exc}") from exc
+    return text.encode("utf-8")
+
+
+def compare_encodings(values: Mapping[str, Any]) -> list[dict[str, str | bool]]:
+    """One row per value: its :func:`canonical_json` and :func:`sorted_json` bytes, and whether they agree.
+
+    A value one encoding refuses shows the refusal's class name instead of bytes.
+    """
+    rows: list[dict[str, str | bool]] = []
+    for name, value in values.items():
+        row: dict[str, str | bool] = {"value": name}
+        for column, encode in (("RFC 8785", canonical_json), ("json.dumps, sorted keys", sorted_json)):
+            try:
+                row[column] = encode(value).decode("utf-8")
+            except (NotJSONError, InvalidTypeError) as exc:
+                row[column] = f"refused ({type(exc).__name__})"
+        row["same bytes"] = row["RFC 8785"] == row["json.dumps, sorted keys"]
+        rows.append(row)
+    return rows
 
 
 def _as_mapping(protocol: Any, name: str) -> Mapping[str, Any]:
