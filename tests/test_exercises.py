@@ -9,7 +9,6 @@ import pytest
 from evalcore.book.exercises import (
     NotAnswered,
     WrongAnswer,
-    check_denominators,
     check_fingerprint_task,
     check_split_task,
 )
@@ -63,21 +62,3 @@ def test_split_task():
     no_text_copy["dev"]["d1"] = "an original sentence ."
     with pytest.raises(WrongAnswer, match="0 texts appear under two different ids"):
         check_split_task(no_text_copy)
-
-
-RECORDS = [{"id": "1", "status": "passed"}, {"id": "2", "status": "passed"}, {"id": "3", "status": "failed"},
-           {"id": "4", "status": "error", "error": "prompt too long"}]  # fmt: skip
-
-
-def test_denominators():
-    assert check_denominators(RECORDS, 0.5, 2 / 3).startswith("correct: success rate 0.5, scored accuracy 0.667")
-    with pytest.raises(NotAnswered):
-        check_denominators(RECORDS, None, 2 / 3)
-    with pytest.raises(WrongAnswer, match="divides the passed items by every item"):
-        check_denominators(RECORDS, 2 / 3, 2 / 3)  # the scored accuracy given as the success rate
-    with pytest.raises(WrongAnswer, match="divides the passed items by the scored ones"):
-        check_denominators(RECORDS, 0.5, 0.5)
-    with pytest.raises(WrongAnswer, match="the task asks for 2 passed, 1 failed, 1 error"):
-        check_denominators([*RECORDS[:3], {"id": "4", "status": "failed"}], 0.5, 0.5)
-    with pytest.raises(WrongAnswer, match="four ledger records"):
-        check_denominators(RECORDS[:3], 0.5, 2 / 3)

@@ -50,10 +50,16 @@ def test_capstone_solution(names):
     assert "3 conflicts" in run_page_solution("book/practice.md", "practice-capstone", names)
 
 
+def test_four_item_ledger_solution(names):
+    verdict = run_page_solution("book/practice.md", "practice-ledger", names)
+    assert "success rate 2/4, scored accuracy 2/3" in verdict
+
+
 def test_split_task_solution(names):
     assert "s9" in run_page_solution("book/practice.md", "practice-splits", names)
 
 
 def test_the_page_grades_each_of_its_exercises():
-    labels = ["practice-fp", "practice-fewshot", "practice-merge", "practice-capstone", "practice-splits"]
+    labels = ["practice-fp", "practice-splits", "practice-ledger",
+              "practice-fewshot", "practice-merge", "practice-capstone"]
     assert list(graded_exercises(PAGE)) == exercise_labels(PAGE) == labels

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from evalcore.book.exercises import NotAnswered, WrongAnswer
+from evalcore.book.exercises import WIKI_LEDGER_MIX, NotAnswered, WrongAnswer, check_four_item_ledger
 from evalcore.book.wiki_tasks import (
     TEST_ONLY_DOCS,
     build_test_only_task,
@@ -213,3 +213,40 @@ def test_merged_must_be_a_list_of_records():
         check_merge_task({"a": "passed"}, 0.5, 0.5, attempts=ATTEMPTS, policy="retry_errors")
     with pytest.raises(WrongAnswer, match=r"must be a number"):
         check_merge_task(right()[0], "0.5", 0.5, attempts=ATTEMPTS, policy="retry_errors")
+
+
+WIKI_RECORDS = [{"id": "1", "status": "passed"}, {"id": "2", "status": "passed"}, {"id": "3", "status": "failed"},
+                {"id": "4", "status": "error", "error": "prompt too long"}]  # fmt: skip
+
+
+def test_four_item_ledger_accepts_the_rates_and_names_each_typical_mistake():
+    summary = summarize_ledger(WIKI_RECORDS)
+    assert summary["counts"] == WIKI_LEDGER_MIX == {"passed": 2, "failed": 1, "error": 1}  # the wiki's task
+    s_e2e, a_scored = summary["success_rate"], summary["scored_accuracy"]
+    assert a_scored > s_e2e
+    assert check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, 1).startswith("correct")
+    assert check_four_item_ledger(WIKI_RECORDS, 2 / 4, 2 / 3, 1).startswith("correct")  # by hand, as fractions
+    with pytest.raises(NotAnswered, match="records is still None"):
+        check_four_item_ledger(None, s_e2e, a_scored, 1)
+    with pytest.raises(NotAnswered, match="left_out is still None"):
+        check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, None)
+    with pytest.raises(WrongAnswer, match="list of 4 ledger records"):
+        check_four_item_ledger(WIKI_RECORDS[:3], s_e2e, a_scored, 1)
+    with pytest.raises(WrongAnswer, match="the task asks for"):
+        check_four_item_ledger([*WIKI_RECORDS[:3], {"id": "4", "status": "failed"}], s_e2e, a_scored, 1)
+    with pytest.raises(WrongAnswer, match="appears twice"):
+        check_four_item_ledger([*WIKI_RECORDS[:3], {"id": "3", "status": "error"}], s_e2e, a_scored, 1)
+    with pytest.raises(WrongAnswer, match="divides by the 3 scored items"):
+        check_four_item_ledger(WIKI_RECORDS, 2 / 3, a_scored, 1)  # the error dropped from N
+    with pytest.raises(WrongAnswer, match="an error was never scored"):
+        check_four_item_ledger(WIKI_RECORDS, s_e2e, 2 / 4, 1)  # the error kept in N_scored
+    with pytest.raises(WrongAnswer, match="a failed item was scored"):
+        check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, 2)
+    with pytest.raises(WrongAnswer, match="which of the 4 items"):
+        check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, 0)
+    with pytest.raises(WrongAnswer, match="must be a number"):
+        check_four_item_ledger(WIKI_RECORDS, "1/2", a_scored, 1)
+    with pytest.raises(WrongAnswer, match="must be an int"):
+        check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, 1.0)
+    with pytest.raises(WrongAnswer, match="success_rate"):
+        check_four_item_ledger(WIKI_RECORDS, a_scored, s_e2e, 1)  # swapped

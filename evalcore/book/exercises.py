@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.errors import InvalidInputError
+from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 from evalcore.protocol.ledger import summarize_ledger
 from evalcore.protocol.overlap import content_overlap, split_overlap
 
 __all__ = [
+    "WIKI_LEDGER_MIX",
     "NotAnswered",
     "WrongAnswer",
-    "check_denominators",
     "check_fingerprint_task",
+    "check_four_item_ledger",
     "check_split_task",
     "given",
 ]
@@ -92,21 +93,69 @@ def check_split_task(splits: Any) -> str:
     return f"correct: id {item!r} is in {pair[0]} and {pair[1]}; {ids[0]!r} and {ids[1]!r} share a text"
 
 
-def check_denominators(records: Any, success_rate: Any, scored_accuracy: Any) -> str:
-    """Task 3: four ledger records (2 passed, 1 failed, 1 error) and both rates computed by hand.
+WIKI_LEDGER_MIX = {"passed": 2, "failed": 1, "error": 1}
+"""The wiki's third practice task: a ledger of four items that end in these states."""
 
-    Passes when the records have that mix and the two numbers equal what
-    :func:`evalcore.protocol.ledger.summarize_ledger` computes.
+
+def check_four_item_ledger(records: Any, success_rate: Any, scored_accuracy: Any, left_out: Any) -> str:
+    """The wiki's third task: a four-item ledger, both rates by hand, and what the higher one leaves out.
+
+    Args:
+        records: the reader's ledger: one ``{"id", "status"}`` record per item, ending as
+            :data:`WIKI_LEDGER_MIX` says.
+        success_rate: the reader's end-to-end success rate, passed items over all items.
+        scored_accuracy: the reader's scored accuracy, passed items over the items that were scored.
+        left_out: the reader's count of the ledger's items that the higher of the two rates
+            leaves out of its denominator.
+
+    Returns:
+        A one-line verdict starting with ``correct``.
+
+    Raises:
+        NotAnswered: an answer is still ``None``.
+        WrongAnswer: an answer is wrong; the message says what to look at.
     """
     records = given("records", records)
     success_rate, scored_accuracy = given("success_rate", success_rate), given("scored_accuracy", scored_accuracy)
-    if not isinstance(records, Sequence) or len(records) != 4:
-        raise WrongAnswer("give four ledger records, one per item")
-    summary = summarize_ledger(records)
-    if summary["counts"] != {"passed": 2, "failed": 1, "error": 1}:
-        raise WrongAnswer(f"the records end {summary['counts']}; the task asks for 2 passed, 1 failed, 1 error")
-    if abs(success_rate - summary["success_rate"]) > 1e-9:
-        raise WrongAnswer(f"success rate {success_rate!r}: it divides the passed items by every item")
-    if abs(scored_accuracy - summary["scored_accuracy"]) > 1e-9:
-        raise WrongAnswer(f"scored accuracy {scored_accuracy!r}: it divides the passed items by the scored ones")
-    return f"correct: success rate {summary['success_rate']:.3g}, scored accuracy {summary['scored_accuracy']:.3g}"
+    left_out = given("left_out", left_out)
+    n_want = sum(WIKI_LEDGER_MIX.values())
+    if isinstance(records, (str, Mapping)) or not isinstance(records, Sequence) or len(records) != n_want:
+        raise WrongAnswer(f"records must be a list of {n_want} ledger records, one per item")
+    try:
+        want = summarize_ledger(list(records))
+    except (InvalidInputError, InvalidTypeError) as exc:
+        raise WrongAnswer(f"records: {exc}") from exc
+    counts, n = want["counts"], want["n"]
+    if counts != WIKI_LEDGER_MIX:
+        raise WrongAnswer(f"the records end {counts}; the task asks for {WIKI_LEDGER_MIX}")
+    scored = n - counts["error"]
+    for name, value in (("success_rate", success_rate), ("scored_accuracy", scored_accuracy)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise WrongAnswer(f"{name} must be a number (a fraction such as 1 / 3 is fine), got {value!r}")
+    if abs(success_rate - want["success_rate"]) > 1e-9:
+        why = (
+            f"that divides by the {scored} scored items; the end-to-end rate divides by all {n}"
+            if abs(success_rate - counts["passed"] / scored) < 1e-9
+            else f"count the passed items and divide by all {n} items"
+        )
+        raise WrongAnswer(f"success_rate {success_rate!r}: {why}")
+    if abs(scored_accuracy - want["scored_accuracy"]) > 1e-9:
+        why = (
+            f"that divides by all {n} items; an error was never scored, so it is not in this denominator"
+            if abs(scored_accuracy - counts["passed"] / n) < 1e-9
+            else f"passed items over the {scored} items that were scored (passed or failed)"
+        )
+        raise WrongAnswer(f"scored_accuracy {scored_accuracy!r}: {why}")
+    if not isinstance(left_out, int) or isinstance(left_out, bool):
+        raise WrongAnswer(f"left_out must be an int, got {left_out!r}")
+    if left_out != counts["error"]:
+        why = (
+            "a failed item was scored: it stays in the scored accuracy's denominator"
+            if left_out == counts["error"] + counts["failed"]
+            else f"the higher rate is the scored accuracy; which of the {n} items is not in its denominator?"
+        )
+        raise WrongAnswer(f"left_out {left_out!r}: {why}")
+    return (
+        f"correct: success rate {counts['passed']}/{n}, scored accuracy {counts['passed']}/{scored}; "
+        f"the higher leaves {left_out} of the {n} items out of its denominator: those that errored"
+    )

@@ -1,5 +1,6 @@
-"""The practice tasks the source wiki sets: key order and single-field changes, a test-only task's
-demos, and retried attempts merged by the declared policy.
+"""The practice tasks the source wiki sets and two of its mastery criteria: key order and single-field
+changes, a test-only task's demos, and retried attempts merged by the declared policy (the
+splits task and the four-item ledger are in :mod:`evalcore.book.exercises`).
 
 Explained in the chapter *Practice: the three tasks and the capstone* (``book/practice.md``). The contract
 is that of :mod:`evalcore.book.exercises`: a check raises
@@ -171,7 +172,7 @@ def _demo_source(task: Any) -> tuple[str | None, list[str]]:
 
 
 def check_fewshot_task(demo_split: Any, demo_ids: Any, docs: Sequence[Mapping[str, Any]] = TEST_ONLY_DOCS) -> str:
-    """Task 2: a task with only a test split and no ``fewshot_split``: where do its demos come from?
+    """Mastery in practice: a task with only a test split and no ``fewshot_split``: where are its demos from?
 
     The check builds the task itself (:func:`build_test_only_task`) and asks the pinned harness
     for its ``fewshot_docs()``, then builds one 1-shot prompt to show what the demo carries.
@@ -218,7 +219,7 @@ def _statuses(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def check_merge_task(
     merged: Any, success_rate: Any, scored_accuracy: Any, *, attempts: Sequence[Mapping[str, Any]], policy: str
 ) -> str:
-    """Task 3: attempts with duplicate ids, merged by the protocol's declared policy, then both denominators.
+    """Mastery in practice: retried attempts merged by the protocol's declared policy, then both denominators.
 
     Args:
         merged: the student's ledger: one ``{"id", "status", ...}`` record per item.
