@@ -87,9 +87,11 @@ def test_no_number_of_this_book_is_typed_in_a_book_value():
 MUST_HAVE = [
     # (source, kind, words the item says, the label whose page must cover it)
     ("wiki", "exercise", ["reorder", "prompt", "scorer", "budget", "fingerprint", "diff"], "practice"),
-    ("wiki", "exercise", ["fewshot_docs", "only a test split"], "practice"),
-    ("wiki", "exercise", ["duplicate ids", "policy", "first"], "practice"),
-    ("wiki", "mastery", ["five criteria"], "mastery"),
+    ("wiki", "exercise", ["three ids", "train, dev and test", "content"], "practice"),
+    ("wiki", "exercise", ["two passed, one failed and one error", "by hand", "higher"], "practice"),
+    ("wiki", "mastery", ["three criteria", "逐题终态表"], "mastery"),
+    ("wiki", "mastery", ["fewshot_docs"], "mastery"),
+    ("wiki", "mastery", ["duplicate ids", "denominators"], "mastery"),
     ("wiki", "mastery", ["可比较", "能重新运行", "逐比特复现", "fingerprint"], "mastery"),
     ("wiki", "capstone", ["冲突样本", "split-overlap"], "practice"),
     ("wiki", "capstone", ["checker"], "practice"),
