@@ -32,8 +32,10 @@ EXPECTED = {
     "forged-no-official-ids": ("read", "record.settings.official_item_ids is missing"),
     "forged-zero-items": ("read", "record.items must not be empty"),
     "forged-smoke-prediction": (1, "item 168: independent prediction 0 but the argmax of its scores is 1"),
-    "forged-stderr": (1, "official acc_stderr 0.03143546156886549 is not lm-eval's stderr of the logged acc"),
-    "forged-token-logprobs": (1, "item 537: s_537,0 -4.347127914428711 is not the sum of its token log-probs"),
+    "forged-stderr": (1, "official acc_stderr 0.03143546156886549"  # exact: the committed record's value halved
+                         " is not lm-eval's stderr of the logged acc"),
+    "forged-token-logprobs": (1, "item 537: s_537,0 -4.347127914428711"  # exact: the committed score, read back
+                                 " is not the sum of its token log-probs"),
     "forged-greedy": (3, "item 537: independent greedy flags [True, False] but the re-run gives [False, False]"),
     "forged-model": (1, "protocol.model.dtype is 'bfloat16', but a run of this book gives 'float32'"),
     "forged-data": (1, "protocol.data.digest is '1111111111111111111111111111111111111111111111111111111111111111'"),
