@@ -8,7 +8,7 @@ import pytest
 from script_modules import load
 
 check = load("scripts/check_catalogues.py")
-PAIRS = check.term_pairs([{"en": "run ledger", "zh": "运行台账"}, {"en": "confirm set / sealed", "zh": "确认集 / 封存"},
+PAIRS = check.term_pairs([{"en": "run ledger", "zh": "三状态账本"}, {"en": "confirm set / sealed", "zh": "确认集 / 封存"},
                           {"en": "task", "zh": "任务"}])  # fmt: skip
 HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
 
@@ -47,7 +47,7 @@ def test_each_kind_of_unfaithful_translation_is_named(msgid, msgstr, problem):
 
 def test_a_faithful_translation_passes():
     msgid = "The {term}`run ledger` of {glue:text}`n` items, by `ledger_of`, with $p < 0.05$."
-    msgstr = "{glue:text}`n` 个样本的{term}`运行台账 <run ledger>`，由 `ledger_of` 给出，$p < 0.05$。"
+    msgstr = "{glue:text}`n` 个样本的{term}`三状态账本 <run ledger>`，由 `ledger_of` 给出，$p < 0.05$。"
     assert check.check_message(msgid, msgstr, PAIRS) == []
     formula = r"h(P) = \operatorname{SHA\text{-}256}\bigl(\operatorname{JCS}(P)\bigr)"
     assert check.check_message(formula, formula, PAIRS) == []  # a formula stays a formula

@@ -177,7 +177,7 @@ document.getElementById("found").textContent = JSON.stringify(probe);
 
 
 def test_chromium_draws_the_chinese_terms_with_real_glyphs(zh_site, server):  # noqa: F811
-    words = [entry["zh"] for entry in TERMS[:20]] + ["协议指纹", "切分重叠", "运行台账", "端到端成功率"]
+    words = [entry["zh"] for entry in TERMS[:20]] + ["协议指纹", "切分重叠", "三状态账本", "端到端成功率"]
     probe = zh_site / "_glyph_probe.html"
     try:
         probe.write_text(GLYPH_PROBE % json.dumps(words, ensure_ascii=False), encoding="utf-8")

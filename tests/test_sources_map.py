@@ -18,6 +18,7 @@ import pytest
 import yaml
 from docutils import nodes
 from script_modules import ROOT, load
+from source_documents import normalized, source_text
 
 ext = load("book/_ext/sources_map.py")
 catalogues = load("scripts/check_catalogues.py")
@@ -54,6 +55,19 @@ def test_the_data_fits_the_schema_and_has_both_sources():
     assert {source for source, _ in kinds} == set(ext.SOURCES)
     assert all(e.book_value and e.cause and e.cause_zh for e in ENTRIES if e.kind == "number")
     assert all(e.item_zh for e in ENTRIES)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.position}: {e.item[:40]}")
+def test_each_entry_quotes_words_its_source_says(entry):
+    text = source_text(entry.source)
+    assert normalized(entry.quote) in text, f"{entry.source} does not say {entry.quote!r} ({entry.item[:60]!r})"
+
+
+def test_a_quote_that_the_source_does_not_say_is_caught():
+    # The check above is a substring test on the source's text: a near-quote fails it.
+    assert normalized("在官方任务配置下得到32/64") in source_text("article")
+    assert normalized("在官方任务配置下得到33/64") not in source_text("article")
+    assert normalized("运行台账") not in source_text("wiki")
 
 
 def test_every_label_is_a_target_of_a_page_in_the_toc():
@@ -94,15 +108,17 @@ MUST_HAVE = [
     ("wiki", "mastery", ["duplicate ids", "denominators"], "mastery"),
     ("wiki", "mastery", ["可比较", "能重新运行", "逐比特复现", "fingerprint"], "mastery"),
     ("wiki", "capstone", ["冲突样本", "split-overlap"], "practice"),
-    ("wiki", "capstone", ["checker"], "practice"),
-    ("article", "claim", ["save_results_samples", "second"], "config-tracker"),
+    ("wiki", "claim", ["save_results_samples", "second"], "config-tracker"),
     ("wiki", "claim", ["not access control", "provenance"], "protocol-identity"),
     ("wiki", "claim", ["id check is not decontamination"], "splits"),
     ("wiki", "claim", ["duplicates within one split"], "splits"),
     ("wiki", "claim", ["$p = (m, d, t, g, s, b)$"], "protocol-identity"),
     ("wiki", "claim", ["$h(p)$", "协议指纹"], "protocol-identity"),
     ("wiki", "claim", ["i_{ab}", "切分重叠"], "splits"),
-    ("wiki", "claim", ["运行台账", "passed", "failed", "error"], "ledger"),
+    ("wiki", "claim", ["三状态账本", "passed", "failed", "error", "终态"], "ledger"),
+    ("wiki", "claim", ["fewshot_docs", "test documents"], "splits"),
+    ("wiki", "claim", ["never dropped silently", "undefined"], "ledger"),
+    ("wiki", "claim", ["system_instruction_sha", "chat_template_sha"], "config-tracker"),
     ("wiki", "claim", ["$n$", r"s_\text{e2e}", r"a_\text{scored}", "端到端成功率"], "ledger"),
     ("article", "claim", ["_encode_pair", "prefix", "trailing spaces", "boundary"], "scoring-by-hand"),
     ("article", "claim", ["unsorted", "doc_id"], "doc-id-bug"),
@@ -111,18 +127,22 @@ MUST_HAVE = [
     ("article", "claim", ["target_delimiter", "single space", "aggregation", "registry"], "reading-the-task"),
     ("article", "claim", ["s_{ij}", "log-probability"], "scoring-by-hand"),
     ("article", "claim", ["accuracy", r"\operatorname{argmax}_j s_{ij} = y_i"], "official-run"),
-    ("article", "agenda", ["how many demos", "which"], "part3-fewshot"),
+    ("article", "agenda", ["which demos", "training split"], "part3-fewshot"),
     ("article", "agenda", ["order"], "part3-order"),
-    ("article", "agenda", ["label bias"], "part3-format"),
-    ("article", "agenda", ["answer format"], "part3-format"),
+    ("article", "agenda", ["answer format", "lettered", "normalisation"], "part3-format"),
     ("article", "agenda", ["one factor at a time"], "part3-fewshot"),
     ("article", "agenda", ["paired"], "part3-statistics"),
-    ("article", "agenda", ["unseal the confirm items once"], "part3-confirm"),
-    ("article", "agenda", ["three changes made at once"], "part3-article-changes"),
+    ("article", "claim", ["prompt's form", "prior"], "article-numbers"),
+    ("article", "claim", ["128 confirm items", "never shown"], "part3-confirm"),
+    ("article", "claim", ["changed at once", "isolates none"], "part3-article-changes"),
+    ("article", "claim", ["levels", "forward pass"], "official-run"),
+    ("article", "claim", ["not a human review"], "official-run"),
+    ("article", "claim", ["agreement cannot prove the labels"], "official-run"),
+    ("article", "claim", ["sorts the id list", "kept"], "doc-id-bug"),
     ("article", "number", ["art_correct", "k_official"], "article-numbers"),
     ("article", "number", ["art_neg", "book_pos"], "article-numbers"),
     ("article", "number", ["art_misfiled", "n_wrong", "doc_id"], "doc-id-bug"),
-    ("article", "number", ["own salt", "n_confirm"], "the-chain"),
+    ("article", "number", ["hash order", "128 confirm", "n_confirm"], "the-chain"),
 ]
 
 
@@ -220,6 +240,7 @@ def shown(entry, chinese: bool) -> list[str]:
         texts = [entry.item_zh, entry.book_value_zh or entry.book_value, entry.cause_zh]
     else:
         texts = [entry.item, entry.book_value, entry.cause]
+    texts[0] = f"{texts[0]}\n\n「{entry.quote}」"
     return [*(texts if entry.kind == "number" else texts[:1]), ", ".join(entry.covered_by)]
 
 
@@ -254,14 +275,15 @@ def test_both_sources_are_named_in_the_language_of_the_build(language):
 
 def test_a_chinese_build_shows_the_chinese_fields_and_falls_back_only_for_a_book_value():
     fields = {"position": 1, "source": "article", "kind": "number", "item": "An item.", "item_zh": "一个条目。",
-              "covered_by": ("ledger",), "book_value": "glued", "cause": "why", "cause_zh": "原因"}  # fmt: skip
+              "quote": "候选得分", "covered_by": ("ledger",), "book_value": "glued", "cause": "why", "cause_zh": "原因"}  # fmt: skip
     entry = ext.Entry(**fields)
     assert entry.texts(chinese=True) == ("一个条目。", "glued", "原因")
     assert entry.texts(chinese=False) == ("An item.", "glued", "why")
     assert ext.Entry(**fields, book_value_zh="值").texts(chinese=True) == ("一个条目。", "值", "原因")
 
 
-GOOD = {"source": "wiki", "kind": "claim", "item": "An item.", "item_zh": "一个条目。", "covered_by": ["ledger"]}
+GOOD = {"source": "wiki", "kind": "claim", "item": "An item.", "item_zh": "一个条目。", "quote": "三状态账本",
+        "covered_by": ["ledger"]}  # fmt: skip
 NUMBER = {**GOOD, "kind": "number", "item": "A figure.", "item_zh": "一个数字。", "book_value": "glued",
           "cause": "why", "cause_zh": "原因"}  # fmt: skip
 AS_NUMBER = {"kind": "number", "book_value": "v", "cause": "c"}
@@ -307,6 +329,9 @@ def test_a_valid_file_loads(tmp_path):
         ({"cause_zh": "原因"}, r"entry 2 .*cause_zh belong\(s\) to kind 'number' only"),
         ({"book_value_zh": "值"}, r"entry 2 .*book_value_zh belong\(s\) to kind 'number' only"),
         ({"item": "An item."}, r"entry 2 .*the same item as entry 1"),
+        ({"quote": "the run ledger"}, r"entry 2 .*'quote' must be a short phrase copied from the Chinese source"),
+        ({"quote": "账" * 61}, r"entry 2 .*'quote' must be a short phrase"),
+        ({"quote": ""}, r"entry 2 .*'quote' must be a non-empty string"),
     ],
 )
 def test_a_bad_entry_is_refused_by_name(tmp_path, change, message):
@@ -316,7 +341,7 @@ def test_a_bad_entry_is_refused_by_name(tmp_path, change, message):
     assert str(path) in str(raised.value)
 
 
-@pytest.mark.parametrize("field", ["source", "kind", "item", "item_zh", "covered_by"])
+@pytest.mark.parametrize("field", ["source", "kind", "item", "item_zh", "quote", "covered_by"])
 def test_a_missing_field_is_named(tmp_path, field):
     entry = {k: v for k, v in GOOD.items() if k != field}
     with pytest.raises(ext.SourcesMapError, match=rf"entry 1\b.*missing field\(s\) {field}"):

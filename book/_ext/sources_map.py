@@ -2,9 +2,11 @@
 
 The page *From the sources to this book* (``book/sources.md``) lists each item of "the
 article" and "the wiki" (a claim, a number, a term, a practice task, a mastery criterion,
-the capstone, an item of the research agenda) with the sections of this book that cover
+the hand-in, an item of the research agenda) with the sections of this book that cover
 it. The list is data, ``book/_data/sources.yml``: one entry per item, with the fields
-``source``, ``kind``, ``item`` and ``covered_by`` (labels of ``(label)=`` targets), and, for a
+``source``, ``kind``, ``item``, ``quote`` (the source's own words for the item, a short Chinese
+phrase that a test finds in the source document) and ``covered_by`` (labels of ``(label)=``
+targets), and, for a
 number that differs from the article's, ``book_value`` and ``cause``; each text has its Chinese
 in a ``_zh`` field (``item_zh``, ``cause_zh``; ``book_value_zh`` where the value has words).
 
@@ -41,7 +43,7 @@ KINDS = {
     "term": "Terms",
     "exercise": "Practice tasks",
     "mastery": "Mastery criteria",
-    "capstone": "Capstone",
+    "capstone": "Hand-in",
     "agenda": "Research agenda",
 }
 """The kinds of item, in the order the tables are rendered, with the title of each table."""
@@ -52,11 +54,11 @@ HEADERS = {"item": "Item", "covered": "Covered in", "book": "This book", "cause"
 
 SOURCES_ZH = {"article": "文章", "wiki": "wiki"}
 KINDS_ZH = {"claim": "论断", "number": "与本书不同的数字", "term": "术语", "exercise": "练习任务",
-            "mastery": "掌握标准", "capstone": "综合作业", "agenda": "研究议程"}  # fmt: skip
+            "mastery": "掌握标准", "capstone": "提交物", "agenda": "研究议程"}  # fmt: skip
 HEADERS_ZH = {"item": "条目", "covered": "涵盖章节", "book": "本书", "cause": "差异原因", "measured": "测量章节"}
 """The same names, titles and headers in the Chinese edition (as the page's catalogue translates them)."""
 
-REQUIRED = ("source", "kind", "item", "item_zh", "covered_by")
+REQUIRED = ("source", "kind", "item", "item_zh", "quote", "covered_by")
 """Fields every entry has."""
 
 NUMBER_FIELDS = ("book_value", "cause", "cause_zh")
@@ -64,6 +66,9 @@ NUMBER_FIELDS = ("book_value", "cause", "cause_zh")
 
 NUMBER_OPTIONAL = ("book_value_zh",)
 """A field an entry of kind ``number`` may have: this book's value in Chinese, where it has words."""
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+"""A Chinese character: a quote is copied from a Chinese source, so it holds at least one."""
 
 LABEL = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 """What a ``(label)=`` target looks like."""
@@ -93,6 +98,8 @@ class Entry:
     kind: str
     item: str
     item_zh: str
+    quote: str
+    """The source's own words for the item, copied from it (Chinese)."""
     covered_by: tuple[str, ...]
     book_value: str | None = None
     cause: str | None = None
@@ -165,12 +172,16 @@ def parse_entry(raw: object, position: int) -> Entry:
     if kind != "number" and present:
         raise SourcesMapError(f"{name}: {', '.join(present)} belong(s) to kind 'number' only")
     values = {field: _text(raw, field, name) for field in present}
+    quote = _text(raw, "quote", name)
+    if not CJK.search(quote) or len(quote) > 60:
+        raise SourcesMapError(f"{name}: 'quote' must be a short phrase copied from the Chinese source, got {quote!r}")
     return Entry(
         position=position,
         source=source,
         kind=kind,
         item=_text(raw, "item", name),
         item_zh=_text(raw, "item_zh", name),
+        quote=quote,
         covered_by=tuple(covered),
         book_value=values.get("book_value"),
         cause=values.get("cause"),
@@ -254,6 +265,10 @@ class SourcesMapDirective(SphinxDirective):
         parsed, messages = self.state.inline_text(text, self.lineno)
         return nodes.paragraph("", "", *parsed, *messages)
 
+    def item_cell(self, item: str, quote: str) -> list[nodes.Node]:
+        """The item, and under it the source's own words in corner brackets."""
+        return [self.inline(item), nodes.paragraph("", f"「{quote}」", classes=["sources-map-quote"])]
+
     def references(self, labels: tuple[str, ...]) -> nodes.paragraph:
         """One ``std:ref`` cross-reference per label, as the ``{ref}`` role writes it without a title."""
         paragraph = nodes.paragraph()
@@ -294,11 +309,11 @@ class SourcesMapDirective(SphinxDirective):
         group += body
         for entry in entries:
             item, book_value, cause = entry.texts(is_chinese(self.env.config.language))
-            cells = [self.inline(item)]
+            cells = [self.item_cell(item, entry.quote)]
             if kind == "number":
-                cells += [self.inline(book_value or ""), self.inline(cause or "")]
-            cells.append(self.references(entry.covered_by))
-            body += nodes.row("", *(nodes.entry("", cell) for cell in cells))
+                cells += [[self.inline(book_value or "")], [self.inline(cause or "")]]
+            cells.append([self.references(entry.covered_by)])
+            body += nodes.row("", *(nodes.entry("", *cell) for cell in cells))
         return table
 
 
