@@ -8,7 +8,8 @@ import pytest
 from script_modules import load
 
 check = load("scripts/check_catalogues.py")
-PAIRS = check.term_pairs([{"en": "run ledger", "zh": "三状态账本"}, {"en": "confirm set / sealed", "zh": "确认集 / 封存"},
+PAIRS = check.term_pairs([{"en": "run ledger", "zh": "三状态账本"},
+                          {"en": "confirm set / sealed", "zh": "确认集 / 封存"},
                           {"en": "task", "zh": "任务"}])  # fmt: skip
 HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
 

@@ -275,7 +275,8 @@ def test_both_sources_are_named_in_the_language_of_the_build(language):
 
 def test_a_chinese_build_shows_the_chinese_fields_and_falls_back_only_for_a_book_value():
     fields = {"position": 1, "source": "article", "kind": "number", "item": "An item.", "item_zh": "一个条目。",
-              "quote": "候选得分", "covered_by": ("ledger",), "book_value": "glued", "cause": "why", "cause_zh": "原因"}  # fmt: skip
+              "quote": "候选得分", "covered_by": ("ledger",), "book_value": "glued", "cause": "why",
+              "cause_zh": "原因"}  # fmt: skip
     entry = ext.Entry(**fields)
     assert entry.texts(chinese=True) == ("一个条目。", "glued", "原因")
     assert entry.texts(chinese=False) == ("An item.", "glued", "why")
