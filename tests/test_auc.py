@@ -117,3 +117,48 @@ def test_identical_scores_compare_as_equal_and_perfect_separation_has_no_spread(
 def test_bad_inputs_are_refused(scores, labels, message):
     with pytest.raises(InvalidInputError, match=message):
         auc(scores, labels)
+
+
+def test_a_contrast_of_two_is_delongs_paired_test():
+    from evalcore.part3.auc import auc_contrast
+
+    rng = random.Random(11)
+    labels = [i % 2 for i in range(40)]
+    a = [y + rng.gauss(0, 1) for y in labels]
+    b = [0.5 * y + rng.gauss(0, 1) for y in labels]
+    pair, contrast = compare_auc(a, b, labels), auc_contrast([a, b], [1, -1], labels)
+    assert contrast.difference == pytest.approx(pair.difference, abs=1e-12)
+    assert contrast.stderr == pytest.approx(pair.stderr, abs=1e-12)
+    assert contrast.p_value == pytest.approx(pair.p_value, abs=1e-12)
+    assert (contrast.auc_a, contrast.auc_b) == pytest.approx((pair.auc_a, pair.auc_b), abs=1e-12)
+
+
+def test_the_mean_of_two_against_a_third_has_the_variance_the_pairwise_tests_imply():
+    # Var(mean(A1, A2) - B) = (v1 + v2) / 2 - v12 / 4, with v1 = Var(A1 - B), v2 = Var(A2 - B), v12 = Var(A1 - A2).
+    from evalcore.part3.auc import auc_contrast
+
+    rng = random.Random(5)
+    labels = [int(rng.random() < 0.4) for _ in range(60)]
+    a1 = [y + rng.gauss(0, 1.2) for y in labels]
+    a2 = [y + 0.5 * x + rng.gauss(0, 1) for y, x in zip(labels, a1, strict=True)]
+    b = [0.3 * y + rng.gauss(0, 1) for y in labels]
+    v1, v2 = compare_auc(a1, b, labels).stderr ** 2, compare_auc(a2, b, labels).stderr ** 2
+    v12 = compare_auc(a1, a2, labels).stderr ** 2
+    found = auc_contrast([a1, a2, b], [0.5, 0.5, -1], labels)
+    assert found.stderr**2 == pytest.approx((v1 + v2) / 2 - v12 / 4, abs=1e-12)
+    assert found.auc_a == pytest.approx((auc(a1, labels) + auc(a2, labels)) / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("scores", "weights", "message"),
+    [
+        ([[1.0, 2.0]] * 2, [1, 1], "sum to zero"),
+        ([[1.0, 2.0]], [1], "two or more"),
+        ([[1.0, 2.0], [1.0]], [1, -1], "same items"),
+    ],
+)
+def test_a_bad_contrast_is_refused(scores, weights, message):
+    from evalcore.part3.auc import auc_contrast
+
+    with pytest.raises(InvalidInputError, match=message):
+        auc_contrast(scores, weights, [0, 1])

@@ -3,12 +3,12 @@
 ``conditions`` (one prompt condition, set up once for scoring and audit), ``experiment``
 (run and audit a condition), ``record`` (the experiment records and their digests),
 ``grid`` (the conditions the book runs), ``confirm`` (the one-time unsealing rule), and the
-statistics: ``stats``, ``auc``, ``cochran``, ``multiplicity``.
+statistics: ``stats``, ``auc``, ``cochran``, ``exact``, ``multiplicity``.
 """
 
 from __future__ import annotations
 
-from evalcore.part3.auc import AucComparison, AucEstimate, auc_ci, compare_auc
+from evalcore.part3.auc import AucComparison, AucEstimate, auc_ci, auc_contrast, compare_auc
 from evalcore.part3.cochran import CochranQ, chi2_sf, cochran_q, permutation_p
 from evalcore.part3.conditions import (
     HARNESS_FORMAT,
@@ -31,6 +31,15 @@ from evalcore.part3.confirm import (
     rule_sha256,
     seal_paths,
     verdict,
+)
+from evalcore.part3.exact import (
+    PermutationP,
+    cochran_exact_p,
+    cochran_permutation,
+    discordant_needed,
+    format_p,
+    mcnemar_min_p,
+    newcombe_paired_ci,
 )
 from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
 from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, demo_set
@@ -83,13 +92,17 @@ __all__ = [
     "Condition",
     "McNemar",
     "PairedComparison",
+    "PermutationP",
     "PromptFormat",
     "auc_ci",
+    "auc_contrast",
     "audit_condition",
     "balance_pools",
     "chi2_sf",
     "choose",
     "clopper_pearson",
+    "cochran_exact_p",
+    "cochran_permutation",
     "cochran_q",
     "comparator_z_test",
     "compare_auc",
@@ -101,10 +114,14 @@ __all__ = [
     "context_for",
     "demo_set",
     "demos_for",
+    "discordant_needed",
     "encoder_for",
+    "format_p",
     "holm",
     "mcnemar_exact",
+    "mcnemar_min_p",
     "mean_stderr",
+    "newcombe_paired_ci",
     "open_once",
     "paired_bootstrap_ci",
     "paired_stderr",

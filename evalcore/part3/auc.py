@@ -12,7 +12,10 @@ one half), the Mann-Whitney statistic divided by m·n.
 - :func:`auc_ci`: with DeLong's standard error and a normal 95% interval (clipped to [0, 1]);
 - :func:`compare_auc`: two scores of the *same* items, compared with DeLong's paired
   test (DeLong, DeLong and Clarke-Pearson 1988): the covariance of the two AUCs enters
-  the variance of their difference.
+  the variance of their difference;
+- :func:`auc_contrast`: any weighted sum of the AUCs of several scores of the same items
+  (the mean of five demo sets against zero-shot, say), with the same paired variance: one
+  pre-specified test where five would each ask about one set.
 
 Written from the definitions in pure Python; ``tests/test_auc.py`` checks them against
 scikit-learn's ``roc_auc_score``, an exact enumeration and a direct O(m·n) computation of
@@ -29,7 +32,7 @@ from statistics import NormalDist
 
 from evalcore.errors import InvalidInputError
 
-__all__ = ["AucComparison", "AucEstimate", "auc", "auc_ci", "compare_auc"]
+__all__ = ["AucComparison", "AucEstimate", "auc", "auc_ci", "auc_contrast", "compare_auc"]
 
 
 def _split(scores: Sequence[float], labels: Sequence[int]) -> tuple[list[float], list[float]]:
@@ -155,3 +158,44 @@ def compare_auc(
     else:
         p = 2 * (1 - NormalDist().cdf(abs(diff) / se))
     return AucComparison(a, b, diff, se, (diff - z * se, diff + z * se), min(1.0, p))
+
+
+def auc_contrast(
+    scores: Sequence[Sequence[float]], weights: Sequence[float], labels: Sequence[int], confidence: float = 0.95
+) -> AucComparison:
+    """DeLong's test of a contrast Σ_j w_j · AUC_j of several scores of the same items.
+
+    The variance is w'Sw, with S the covariance of the AUCs from the structural components
+    (S = S10/m + S01/n). With weights (1, -1) it is :func:`compare_auc`; ``auc_a`` and
+    ``auc_b`` of the result are the weighted AUCs of the positive and the negative weights.
+
+    Raises:
+        InvalidInputError: as :func:`auc` for any score, scores of different lengths, a
+            weight for each score missing, or weights that do not sum to zero.
+    """
+    z = _z(confidence)
+    if len(scores) != len(weights) or len(scores) < 2:
+        raise InvalidInputError(
+            f"need one weight per score and two or more scores, got {len(scores)} and {len(weights)}"
+        )
+    if abs(sum(weights)) > 1e-12:
+        raise InvalidInputError(f"a contrast's weights sum to zero, got {list(weights)!r}")
+    if len({len(s) for s in scores}) != 1:
+        raise InvalidInputError(f"paired scores need the same items: lengths {[len(s) for s in scores]}")
+    parts = [_placements(*_split(s, labels)) for s in scores]
+    m, n = len(parts[0][0]), len(parts[0][1])
+    aucs = [sum(v10) / m for v10, _ in parts]
+    var = sum(
+        wj * wl * (_cov(pj[0], pl[0]) / m + _cov(pj[1], pl[1]) / n)
+        for wj, pj in zip(weights, parts, strict=True)
+        for wl, pl in zip(weights, parts, strict=True)
+    )
+    se = math.sqrt(max(0.0, var))
+    diff = sum(w * a for w, a in zip(weights, aucs, strict=True))
+    if se == 0.0:
+        p = 1.0 if diff == 0.0 else 0.0
+    else:
+        p = 2 * (1 - NormalDist().cdf(abs(diff) / se))
+    plus = sum(w * a for w, a in zip(weights, aucs, strict=True) if w > 0)
+    minus = -sum(w * a for w, a in zip(weights, aucs, strict=True) if w < 0)
+    return AucComparison(plus, minus, diff, se, (diff - z * se, diff + z * se), min(1.0, p))
