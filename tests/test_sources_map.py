@@ -363,3 +363,13 @@ def test_a_file_that_is_not_a_list_of_entries_is_refused(tmp_path, content):
     path.write_text(content, encoding="utf-8")
     with pytest.raises(ext.SourcesMapError, match=re.escape(str(path))):
         ext.load_entries(path)
+
+
+@pytest.mark.parametrize("page", [c["file"] for part in TOC["parts"] if part.get("caption", "").startswith("Part II —")
+                                  for c in part["chapters"]])  # fmt: skip
+def test_each_core_chapter_of_part_two_says_where_it_departs_from_the_wiki(page):
+    text = (ROOT / f"{page}.md").read_text(encoding="utf-8")
+    head = r"```\{admonition\} Compared with the sources\n:class: note sources-compared\n\n"
+    box = re.search(head + r"(.+?)\n```", text, re.S)
+    assert box, f"{page}: no 'Compared with the sources' box"
+    assert "wiki" in box.group(1), f"{page}: the box does not say what the wiki does"

@@ -65,7 +65,10 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
     assert second["McNemar p"] == mcnemar_exact(outcomes(a, "set 0, k=8"), outcomes(a, "k=0")).p_value
     delong = compare_auc(log_odds(a, "set 0, k=8"), log_odds(a, "k=0"), gold)
     assert second["DeLong p"] == delong.p_value and second["AUC"] == f"{delong.auc_b:.2f} → {delong.auc_a:.2f}"
-    assert [r["DeLong p, Holm"] for r in rows] == holm([r["DeLong p"] for r in rows])
+    assert second["ΔAUC (95% CI)"] == f"{delong.difference:+.2f} ({delong.ci[0]:+.2f} to {delong.ci[1]:+.2f})"
+    # one family: both tests of every step, adjusted together
+    family = holm([r["McNemar p"] for r in rows] + [r["DeLong p"] for r in rows])
+    assert [r["McNemar p, Holm"] for r in rows] + [r["DeLong p, Holm"] for r in rows] == family
     g = {**a, "item_ids": a["item_ids"][:-1]}
     with pytest.raises(InvalidInputError, match="scored on other items"):
         one_factor_rows([("x", (a, "k=0"), (g, "k=0"))])
@@ -73,11 +76,36 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
 
 def test_sets_agree_rows_match_cochran_q_and_holm(a):
     from evalcore.book.views import sets_agree_rows
-    from evalcore.part3.cochran import cochran_q, permutation_p
+    from evalcore.part3.cochran import cochran_q
+    from evalcore.part3.exact import cochran_exact_p
 
     groups = {k: [f"set {s}, k={k}" for s in range(5)] for k in (1, 8)}
     rows = {r["group"]: r for r in sets_agree_rows(a, groups)}
     eight = [outcomes(a, name) for name in groups[8]]
-    assert rows[8]["Q"] == cochran_q(eight).q and rows[8]["p (permutation)"] == permutation_p(eight)
+    assert rows[8]["Q"] == cochran_q(eight).q and rows[8]["p (permutation)"] == cochran_exact_p(eight)
+    assert rows[8]["exact"]
     assert rows[1]["items they disagree on"] == 0 and rows[1]["p (permutation)"] == 1.0
     assert rows[8]["p (permutation, Holm)"] == min(1.0, 2 * rows[8]["p (permutation)"])  # two groups
+
+
+def test_lean_rows_are_the_calibrated_predictions_and_their_paired_test(a):
+    from evalcore.book.part3 import calibrated_outcomes
+    from evalcore.book.views import lean_rows, says_positive
+    from evalcore.part3.stats import mcnemar_exact
+
+    (row,) = lean_rows(a, ["set 0, k=8"])
+    correct, prior = calibrated_outcomes(a, "set 0, k=8")
+    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    moved = [y if c else 1 - y for c, y in zip(correct, gold, strict=True)]  # the prediction, from its outcome
+    raw = says_positive(a, "set 0, k=8")
+    assert row["prior on 'negative'"] == prior[0]
+    assert row["predicted positive, calibrated"] == sum(moved) / len(moved)
+    assert row["predicted positive"] == sum(raw) / len(raw)
+    test = mcnemar_exact(moved, raw)
+    assert (row["moved to 'positive'"], row["moved to 'negative'"], row["McNemar p"]) == (
+        test.only_a,
+        test.only_b,
+        test.p_value,
+    )
+    with pytest.raises(InvalidInputError, match="content-free"):
+        lean_rows(a, ["k=4, item-keyed"])

@@ -1,7 +1,7 @@
 """The capstone's checker: a protocol, the split-overlap conflict list, a terminal-state ledger and
 one explained failure, each re-derived from the student's own objects.
 
-Explained in the chapter *Practice: the three tasks and the capstone* (``book/practice.md``, section
+Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``, section
 *Capstone*). The contract is that of :mod:`evalcore.book.exercises`: the check raises
 :class:`~evalcore.book.exercises.NotAnswered` while an answer is still ``None``,
 :class:`~evalcore.book.exercises.WrongAnswer` with a hint, and returns a one-line verdict

@@ -1,6 +1,6 @@
 """Graded practice tasks: checks that pass only for a correct answer, and say what is wrong otherwise.
 
-Explained in the chapter *Practice: the three tasks and the capstone* (``book/practice.md``). Each
+Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``). Each
 ``check_*`` function takes the student's answer, raises :class:`NotAnswered` while the
 answer is still the placeholder ``None``, raises :class:`WrongAnswer` with a hint that
 names what is wrong, and returns a one-line verdict when everything holds. The checks

@@ -24,7 +24,8 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.part3.auc import AucEstimate, auc_ci, compare_auc
-from evalcore.part3.cochran import cochran_q, permutation_p
+from evalcore.part3.cochran import cochran_q
+from evalcore.part3.exact import cochran_permutation
 from evalcore.part3.experiment import condition_outcomes, condition_predictions
 from evalcore.part3.multiplicity import holm
 from evalcore.part3.stats import mcnemar_exact
@@ -33,6 +34,7 @@ from evalcore.scoring.calibration import calibrated_prediction, content_free_pri
 __all__ = [
     "balanced_accuracy",
     "calibrated",
+    "lean_rows",
     "log_odds",
     "one_factor_rows",
     "positive_rate",
@@ -92,6 +94,35 @@ def calibrated(record: Mapping[str, Any], condition: str, method: str = "publish
     return [int(calibrated_prediction(cond["items"][str(i)]["loglik"], prior) == labels[i]) for i in record["item_ids"]]
 
 
+def lean_rows(record: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Where a lean comes from: each condition's share predicted positive before and after
+    dividing by its content-free prior (contextual calibration), and the paired test of the change.
+
+    Each row gives the share predicted positive, the prior's weight on "negative" (the
+    candidates' preference under that prompt with no review in it), the share predicted
+    positive after calibration, the items that moved to "positive" and to "negative", and
+    McNemar's exact p on the paired "predicts positive" outcomes.
+
+    Raises:
+        InvalidInputError: a condition that stored no content-free scores.
+    """
+    rows = []
+    for name in names:
+        cond = record["conditions"][name]
+        if "content_free" not in cond:
+            raise InvalidInputError(f"{name!r} stored no content-free scores: its prior is unknown")
+        prior = content_free_prior(cond["content_free"])
+        raw = says_positive(record, name)
+        moved = [calibrated_prediction(cond["items"][str(i)]["loglik"], prior) for i in record["item_ids"]]
+        test = mcnemar_exact(moved, raw)
+        rows.append({"condition": name, "predicted positive": sum(raw) / len(raw),
+                     "prior on 'negative'": prior[0],
+                     "predicted positive, calibrated": sum(moved) / len(moved),
+                     "moved to 'positive'": test.only_a, "moved to 'negative'": test.only_b,
+                     "McNemar p": test.p_value})  # fmt: skip
+    return rows
+
+
 def balanced_accuracy(correct: Sequence[int], labels: Sequence[int]) -> float:
     """The mean of the accuracy on each class: 0.5 for any constant prediction, whatever the label mix.
 
@@ -138,8 +169,9 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
     """One row per step from one condition to another that differs in one factor, paired on the items.
 
     Each row gives the counts correct, McNemar's exact p on the accuracy, the share
-    predicted positive, the two AUCs and DeLong's paired p, and both p-values adjusted
-    with Holm's procedure for the number of steps (the steps are one family of tests).
+    predicted positive, the two AUCs, the change in AUC with its 95% interval and DeLong's
+    paired p, and both p-values adjusted with Holm's procedure over one family: every
+    McNemar and every DeLong test of the steps (two tests per step, so twice as many tests as steps).
 
     Raises:
         InvalidInputError: two conditions of a step on other items, or without scores.
@@ -157,9 +189,13 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
         rows.append({"one factor": label, "from → to correct": f"{sum(before)} → {sum(after)}",
                      "McNemar p": mcnemar_exact(after, before).p_value,
                      "predicted positive": f"{pos[0]:.2f} → {pos[1]:.2f}",
-                     "AUC": f"{rank.auc_b:.2f} → {rank.auc_a:.2f}", "DeLong p": rank.p_value})  # fmt: skip
-    for column in ("McNemar p", "DeLong p"):
-        for row, adjusted in zip(rows, holm([r[column] for r in rows]), strict=True):
+                     "AUC": f"{rank.auc_b:.2f} → {rank.auc_a:.2f}",
+                     "ΔAUC (95% CI)": f"{rank.difference:+.2f} ({rank.ci[0]:+.2f} to {rank.ci[1]:+.2f})",
+                     "DeLong p": rank.p_value})  # fmt: skip
+    columns = ("McNemar p", "DeLong p")
+    family = holm([row[column] for column in columns for row in rows])
+    for c, column in enumerate(columns):
+        for row, adjusted in zip(rows, family[c * len(rows) : (c + 1) * len(rows)], strict=True):
             row[f"{column}, Holm"] = adjusted
     return rows
 
@@ -168,18 +204,19 @@ def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str
     """Cochran's Q for each group of conditions scored on the same items (e.g. five demo sets at one k).
 
     Each row gives the successes per condition, the number of items on which the group
-    disagrees, Q with its chi-square p, the seeded permutation p (:func:`evalcore.part3.cochran.permutation_p`,
-    1.0 when no item is informative), and the permutation p adjusted with Holm's procedure
-    over the groups.
+    disagrees, Q with its chi-square p, the permutation p (:func:`evalcore.part3.exact.cochran_permutation`:
+    exact where the enumeration fits, which the column ``exact`` says; 1.0 when no item is
+    informative), and the permutation p adjusted with Holm's procedure over the groups.
     """
     labels = _labels(record)
     rows = []
     for key, names in groups.items():
         outs = [condition_outcomes(record["conditions"][name], labels, record["item_ids"]) for name in names]
         q = cochran_q(outs)
+        permuted = cochran_permutation(outs)
         rows.append({"group": key, "correct per condition": ", ".join(map(str, q.successes)),
                      "items they disagree on": q.n_informative, "Q": q.q, "p (chi-square)": q.p_value,
-                     "p (permutation)": permutation_p(outs) if q.n_informative else 1.0})  # fmt: skip
+                     "p (permutation)": permuted.p_value, "exact": permuted.exact})  # fmt: skip
     for row, adjusted in zip(rows, holm([r["p (permutation)"] for r in rows]), strict=True):
         row["p (permutation, Holm)"] = adjusted
     return rows

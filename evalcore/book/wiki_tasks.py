@@ -2,7 +2,7 @@
 changes, a test-only task's demos, and retried attempts merged by the declared policy (the
 splits task and the four-item ledger are in :mod:`evalcore.book.exercises`).
 
-Explained in the chapter *Practice: the three tasks and the capstone* (``book/practice.md``). The contract
+Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``). The contract
 is that of :mod:`evalcore.book.exercises`: a check raises
 :class:`~evalcore.book.exercises.NotAnswered` while an answer is still ``None``,
 :class:`~evalcore.book.exercises.WrongAnswer` with a hint that names what is wrong, and

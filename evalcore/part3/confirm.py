@@ -1,6 +1,6 @@
 """The confirm rule: how Part III chooses a protocol on the dev items, and what the unsealing reports.
 
-Explained in the chapter *Capstone: the confirm set, opened once* (``book/part3-confirm.md``). The rule
+Explained in the chapter *The confirm set, opened once* (``book/part3-confirm.md``). The rule
 (:data:`RULE`) was written and committed before any confirm item was scored and before the
 dev results it is applied to existed. ``experiments/confirm.py`` applies it once, unseals
 the 128 confirm items and writes the record; the page and the tests call these same
