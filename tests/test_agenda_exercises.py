@@ -236,3 +236,4 @@ def test_confirm_rule_wrong_answers():
         check_confirm_rule([False, False, False, True], SCENARIOS)
     with pytest.raises(WrongAnswer, match="list of 4"):
         check_confirm_rule([True, False], SCENARIOS)
+

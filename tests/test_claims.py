@@ -3,7 +3,7 @@
 A paragraph that says an effect is absent ("no effect", "not shown to", "no change detected")
 must say how large an effect the data leave possible: an interval, or the smallest effect the
 test could have detected. A permutation p-value is the exact one wherever a chapter prints it;
-only the statistics chapter, which shows the difference, draws one at random.
+only the chapter that teaches the test, which shows the difference, draws one at random.
 """
 
 from __future__ import annotations
@@ -52,5 +52,5 @@ def test_the_checks_find_an_unmeasured_absence():
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_chapters_print_exact_permutation_p_values(page):
     text = page.read_text(encoding="utf-8")
-    if page.name != "part3-statistics.md":
+    if page.name != "part3-many-tests.md":
         assert "permutation_p(" not in text, f"{page.name}: a drawn permutation p where the exact one is cheap"

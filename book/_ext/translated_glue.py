@@ -177,9 +177,11 @@ VALUE_RULES = {
     "zh_CN": (
         (re.compile(rf"^({NUMBER}) to ({NUMBER})$"), r"\1 至 \2"),
         (re.compile(rf"^({NUMBER}) of ({NUMBER})$"), r"\2 个中的 \1 个"),
+        (re.compile(rf"^({NUMBER}) \(({NUMBER}) to ({NUMBER})\)$"), r"\1（\2 至 \3）"),
     )
 }
-"""Values written in the edition's language by rule, their numbers untouched: a range, a count."""
+"""Values written in the edition's language by rule, their numbers untouched: a range, a count, an
+estimate with its interval."""
 VALUE_WORDS = {"zh_CN": {"yes": "是", "no": "否", "none": "无"}}
 """One-word values a page computes, in each edition's language."""
 

@@ -1,6 +1,6 @@
 """Cochran's Q: do k conditions, scored on the same items, differ in their rate of success?
 
-Explained in Part III (``book/part3-statistics.md``, used in ``book/part3-order.md``).
+Explained in Part III (``book/part3-many-tests.md``, used in ``book/part3-order.md``).
 McNemar's test compares two paired conditions; when k conditions (five demo sets, say) are
 scored on the same items, testing every pair multiplies the comparisons. Cochran's Q tests
 them at once: under the null that every condition has the same success rate, Q = (k - 1)(k

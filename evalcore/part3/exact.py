@@ -1,9 +1,10 @@
 """Exact p-values where enumeration is cheap, and what a test could have detected at all.
 
-Explained in Part III (``book/part3-statistics.md``). Two habits make a p-value say more than
-it measured. One is printing a resampled p-value where the exact one costs a second: a
-permutation test drawn 10,000 times gives 0.0004 where the exact value is 0.00077, and at
-its floor it prints 1/10,001 as "p = 0.0001" where all it knows is "below 1e-4". The other
+Explained in Part III (``book/part3-many-tests.md``). Two habits make a p-value say more than
+it measured. One is printing a drawn permutation p-value where the exact one costs a
+second: B random arrangements give an estimate with its own noise, and at its floor, when
+no draw reaches the observed statistic, it prints 1/(1 + B) where all it knows is p < 1/B
+(the book sets the two side by side on its own data). The other
 is reading "no effect" from a test that could not have rejected: with one discordant item
 McNemar's p cannot fall below 1, and an interval, not the p-value, says how large an effect
 the data leave possible.
@@ -211,9 +212,7 @@ def newcombe_paired_ci(
     return difference - math.sqrt(max(below, 0.0)), difference + math.sqrt(max(above, 0.0))
 
 
-def paired_mean_ci(
-    x: Sequence[float], y: Sequence[float], confidence: float = 0.95
-) -> tuple[float, float, float]:
+def paired_mean_ci(x: Sequence[float], y: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean difference, low, high)`` of x_i - y_i over paired items, a normal interval.
 
     The interval is mean ± z · sd / sqrt(n) (sample sd, ddof 1): a normal approximation,

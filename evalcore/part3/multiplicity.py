@@ -1,6 +1,6 @@
 """Many tests at once: Holm's step-down adjustment of p-values.
 
-Explained in Part III (``book/part3-statistics.md``, used in ``book/part3-fewshot.md`` and
+Explained in Part III (``book/part3-many-tests.md``, used in ``book/part3-fewshot.md`` and
 ``book/part3-order.md``). A p-value below 0.05 in one of fifteen
 comparisons is what chance alone gives about half the time. Holm's procedure (Holm 1979)
 controls the family-wise error rate without assuming the tests are independent: sort the
