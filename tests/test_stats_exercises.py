@@ -53,3 +53,30 @@ def test_cochran_by_hand_wrong_answers(a):
         check_cochran_by_hand(found.q, permutation_p(table), a, NAMES)
     with pytest.raises(WrongAnswer, match="must be a number"):
         check_cochran_by_hand("3.2", exact, a, NAMES)
+
+
+def test_sample_size_page_solution():
+    verdict_line = run_page_solution("book/part3-statistics.md", "ex-stat-sample")
+    assert verdict_line.startswith("correct: ")
+
+
+def test_sample_size_wrong_answers():
+    from evalcore.book.stats_exercises import check_sample_size
+    from evalcore.part3.stats import clopper_pearson
+
+    def width(m, confidence=0.95):
+        low, high = clopper_pearson(m // 2, m, confidence)
+        return high - low
+
+    right = next(m for m in range(10, 4000, 2) if width(m) <= 0.10)
+    assert check_sample_size(right).startswith("correct")
+    with pytest.raises(NotAnswered):
+        check_sample_size(None)
+    with pytest.raises(WrongAnswer, match="half-width"):
+        check_sample_size(next(m for m in range(10, 4000, 2) if width(m) / 2 <= 0.10))
+    with pytest.raises(WrongAnswer, match="90%"):
+        check_sample_size(next(m for m in range(10, 4000, 2) if width(m, 0.90) <= 0.10))
+    with pytest.raises(WrongAnswer, match="whole number"):
+        check_sample_size(402.5)
+    with pytest.raises(WrongAnswer, match="search upward"):
+        check_sample_size(64)

@@ -1,9 +1,11 @@
-"""Graded exercise of the chapter *Many conditions at once*: Cochran's Q by hand, and its exact p.
+"""Graded exercises of the two statistics chapters: the dev set an interval needs, and Cochran's Q by hand.
 
-Explained in the chapter *Many conditions at once* (``book/part3-many-tests.md``). The
-contract is that of :mod:`evalcore.book.exercises`. No right answer is written here: the
-check computes Q from the stored outcomes with :func:`evalcore.part3.cochran.cochran_q` and the
-exact permutation p with :func:`evalcore.part3.exact.cochran_exact_p`, and names the usual slips.
+Explained in the chapters *How sure is one accuracy on 64 items?* (``book/part3-statistics.md``)
+and *Many conditions at once* (``book/part3-many-tests.md``). The contract is that of
+:mod:`evalcore.book.exercises`. No right answer is written here: each check computes it, the
+sample size with :func:`evalcore.part3.stats.clopper_pearson`, Q with
+:func:`evalcore.part3.cochran.cochran_q` and the exact permutation p with
+:func:`evalcore.part3.exact.cochran_exact_p`, and names the usual slips.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from evalcore.book.exercises import WrongAnswer, given
 from evalcore.book.part3 import outcomes
 from evalcore.part3.cochran import cochran_q, permutation_p
 from evalcore.part3.exact import cochran_exact_p
+from evalcore.part3.stats import clopper_pearson, wilson
 
-__all__ = ["check_cochran_by_hand"]
+__all__ = ["check_cochran_by_hand", "check_sample_size"]
 
 Q_TOL = 1e-9
 """Q is a ratio of integer sums: a right answer matches it to rounding."""
@@ -27,6 +30,46 @@ def _number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         raise WrongAnswer(f"{name} must be a number, got {value!r}")
     return float(value)
+
+
+def _smallest(width: Any, target: float = 0.10, start: int = 10, stop: int = 4000) -> int:
+    """The smallest even item count from ``start`` whose interval at one half is at most ``target`` wide."""
+    return next(m for m in range(start, stop, 2) if width(m) <= target)
+
+
+def check_sample_size(needed: Any) -> str:
+    """*How sure is one accuracy*: the items a dev set needs for an exact 95% interval at most 10 points wide.
+
+    The interval is Clopper-Pearson's at an accuracy of one half (m // 2 of m), its width is
+    high minus low, and the answer is the smallest item count that reaches 0.10.
+
+    Returns:
+        The verdict, ``correct: ...``.
+
+    Raises:
+        WrongAnswer: the hint names the likely mistake (NotAnswered while the answer is None).
+    """
+    needed = given("needed", needed)
+    if isinstance(needed, bool) or not isinstance(needed, int):
+        raise WrongAnswer(f"needed must be a whole number of items, got {needed!r}")
+
+    def exact(m: int, confidence: float = 0.95) -> float:
+        low, high = clopper_pearson(m // 2, m, confidence)
+        return high - low
+
+    right = _smallest(exact)
+    if needed in (right, right - 1) and exact(needed) <= 0.10:
+        return f"correct: {needed} items; at 64 the interval is {exact(64):.2f} wide"
+    wrong = {
+        "half the width (the half-width, not the width, is at most 0.10)": _smallest(lambda m: exact(m) / 2),
+        "the Wilson interval": _smallest(lambda m: (lambda lo, hi: hi - lo)(*wilson(m // 2, m))),
+        "a normal approximation (2 * 1.96 * 0.5 / sqrt(n))": _smallest(lambda m: 2 * 1.96 * 0.5 / math.sqrt(m)),
+        "a 90% interval": _smallest(lambda m: exact(m, 0.90)),
+    }
+    for what, value in wrong.items():
+        if needed == value:
+            raise WrongAnswer(f"needed is what {what} gives; use the exact 95% interval's full width")
+    raise WrongAnswer(f"needed = {needed}: its exact interval at one half is {exact(needed):.3f} wide; search upward")
 
 
 def _swapped_q(table: Sequence[Sequence[int]]) -> float:
