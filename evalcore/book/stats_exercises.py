@@ -32,6 +32,10 @@ def _number(name: str, value: Any) -> float:
     return float(value)
 
 
+def _width(interval: tuple[float, float]) -> float:
+    return interval[1] - interval[0]
+
+
 def _smallest(width: Any, target: float = 0.10, start: int = 10, stop: int = 4000) -> int:
     """The smallest even item count from ``start`` whose interval at one half is at most ``target`` wide."""
     return next(m for m in range(start, stop, 2) if width(m) <= target)
@@ -62,7 +66,7 @@ def check_sample_size(needed: Any) -> str:
         return f"correct: {needed} items; at 64 the interval is {exact(64):.2f} wide"
     wrong = {
         "half the width (the half-width, not the width, is at most 0.10)": _smallest(lambda m: exact(m) / 2),
-        "the Wilson interval": _smallest(lambda m: (lambda lo, hi: hi - lo)(*wilson(m // 2, m))),
+        "the Wilson interval": _smallest(lambda m: _width(wilson(m // 2, m))),
         "a normal approximation (2 * 1.96 * 0.5 / sqrt(n))": _smallest(lambda m: 2 * 1.96 * 0.5 / math.sqrt(m)),
         "a 90% interval": _smallest(lambda m: exact(m, 0.90)),
     }

@@ -25,7 +25,7 @@ from typing import Any
 from evalcore.errors import InvalidInputError
 from evalcore.part3.auc import AucEstimate, auc_ci, compare_auc
 from evalcore.part3.cochran import cochran_q
-from evalcore.part3.exact import cochran_permutation
+from evalcore.part3.exact import cochran_permutation, newcombe_paired_ci
 from evalcore.part3.experiment import condition_outcomes, condition_predictions
 from evalcore.part3.multiplicity import holm
 from evalcore.part3.stats import mcnemar_exact
@@ -100,8 +100,10 @@ def lean_rows(record: Mapping[str, Any], names: Sequence[str]) -> list[dict[str,
 
     Each row gives the share predicted positive, the prior's weight on "negative" (the
     candidates' preference under that prompt with no review in it), the share predicted
-    positive after calibration, the items that moved to "positive" and to "negative", and
-    McNemar's exact p on the paired "predicts positive" outcomes.
+    positive after calibration, the items that moved to "positive" and to "negative",
+    McNemar's exact p on the paired "predicts positive" outcomes, and the lean that
+    calibration leaves: the calibrated share minus the labels' share, with Newcombe's paired
+    interval, and McNemar's exact p of the calibrated predictions against the gold labels.
 
     Raises:
         InvalidInputError: a condition that stored no content-free scores.
@@ -112,14 +114,20 @@ def lean_rows(record: Mapping[str, Any], names: Sequence[str]) -> list[dict[str,
         if "content_free" not in cond:
             raise InvalidInputError(f"{name!r} stored no content-free scores: its prior is unknown")
         prior = content_free_prior(cond["content_free"])
+        labels = _labels(record)
         raw = says_positive(record, name)
         moved = [calibrated_prediction(cond["items"][str(i)]["loglik"], prior) for i in record["item_ids"]]
         test = mcnemar_exact(moved, raw)
+        gold = [labels[i] for i in record["item_ids"]]
+        left, left_ci = mcnemar_exact(moved, gold), newcombe_paired_ci(moved, gold)
         rows.append({"condition": name, "predicted positive": sum(raw) / len(raw),
                      "prior on 'negative'": prior[0],
                      "predicted positive, calibrated": sum(moved) / len(moved),
                      "moved to 'positive'": test.only_a, "moved to 'negative'": test.only_b,
-                     "McNemar p": test.p_value})  # fmt: skip
+                     "McNemar p": test.p_value,
+                     "calibrated minus labels": (sum(moved) - sum(gold)) / len(gold),
+                     "95% CI": f"{left_ci[0]:+.2f} to {left_ci[1]:+.2f}",
+                     "calibrated vs labels, McNemar p": left.p_value})  # fmt: skip
     return rows
 
 
