@@ -88,7 +88,7 @@ def test_a_resampling_floor_prints_as_an_upper_bound():
     floor = PermutationP(1 / 10_001, exact=False, resamples=10_000)
     assert floor.at_floor and format_p(floor) == "< 1e-4"
     assert not PermutationP(3 / 10_001, exact=False, resamples=10_000).at_floor
-    assert format_p(PermutationP(0.000771604938, exact=True)) == "0.00077"
+    assert format_p(PermutationP(0.000771604938, exact=True)) == "0.00077"  # exact: typed input, only formatted
     assert format_p(2.8e-20) == "2.8e-20"
     with pytest.raises(InvalidInputError, match=r"1\.5"):
         format_p(1.5)
