@@ -62,3 +62,12 @@ def test_split_task():
     no_text_copy["dev"]["d1"] = "an original sentence ."
     with pytest.raises(WrongAnswer, match="0 texts appear under two different ids"):
         check_split_task(no_text_copy)
+
+
+def test_number_takes_ints_and_floats_and_names_anything_else():
+    from evalcore.book.exercises import WrongAnswer, number
+
+    assert number("p", 3) == 3.0 and isinstance(number("p", 3), float)
+    for bad in (True, "0.5", float("nan"), [0.5]):
+        with pytest.raises(WrongAnswer, match=r"^p must be a number"):
+            number("p", bad)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalcore.book.exercises import WrongAnswer, given, number
 from evalcore.book.part3 import outcomes
 from evalcore.book.views import log_odds
 from evalcore.part3.auc import compare_auc
@@ -39,11 +39,6 @@ __all__ = [
 SINGLE_CHANGES = ("prompt form: Review/Sentiment", "chat template", "greedy generation")
 """Experiment f's conditions that each change one of the article's three changes alone."""
 
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise WrongAnswer(f"{name} must be a number, got {value!r}")
-    return float(value)
 
 
 def _names(name: str, value: Any, allowed: Iterable[str]) -> set[str]:
@@ -78,7 +73,7 @@ def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence
     Raises:
         WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
     """
-    p_value, interval = _number("p_value", given("p_value", p_value)), given("interval", interval)
+    p_value, interval = number("p_value", given("p_value", p_value)), given("interval", interval)
     test = mcnemar_exact(a, b)
     lo_hi, discordant, n, k = min(test.only_a, test.only_b), test.only_a + test.only_b, len(a), sum(a)
     if not _near(p_value, test.p_value, 1e-9):
@@ -93,7 +88,7 @@ def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence
         raise WrongAnswer(f"p_value {p_value:.4g}: sum the binomial tail at min(b, c) = {lo_hi} of b + c, then double")
     if isinstance(interval, str) or not isinstance(interval, Sequence) or len(interval) != 2:
         raise WrongAnswer("interval must be a pair (low, high)")
-    low, high = _number("interval[0]", interval[0]), _number("interval[1]", interval[1])
+    low, high = number("interval[0]", interval[0]), number("interval[1]", interval[1])
     want = clopper_pearson(k, n)
     if not (_near(low, want[0], 1e-6) and _near(high, want[1], 1e-6)):
         se = mean_stderr(list(a))
@@ -161,7 +156,7 @@ def check_order_holm(survivors: Any, p_second: Any, record: Mapping[str, Any], r
     """
     names = [x for x in record["order"] if x != reference]
     survivors = _names("survivors", given("survivors", survivors), names)
-    p_second = _number("p_second", given("p_second", p_second))
+    p_second = number("p_second", given("p_second", p_second))
     base = outcomes(record, reference)
     raw = [mcnemar_exact(outcomes(record, x), base).p_value for x in names]
     adjusted = holm(raw)
@@ -195,7 +190,7 @@ def check_calibrated_item(
     Raises:
         WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
     """
-    prior_positive = _number("prior_positive", given("prior_positive", prior_positive))
+    prior_positive = number("prior_positive", given("prior_positive", prior_positive))
     prediction = given("prediction", prediction)
     cond = record["conditions"][condition]
     scores, loglik = cond["content_free"], cond["items"][str(item)]["loglik"]
@@ -228,7 +223,7 @@ def check_biggest_change(change: Any, accuracy_after: Any, record: Mapping[str, 
         WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
     """
     change = given("change", change)
-    accuracy_after = _number("accuracy_after", given("accuracy_after", accuracy_after))
+    accuracy_after = number("accuracy_after", given("accuracy_after", accuracy_after))
     if change not in SINGLE_CHANGES:
         raise WrongAnswer(f"change must be one of the single changes {list(SINGLE_CHANGES)}, got {change!r}")
     base = sum(outcomes(record, reference))

@@ -10,6 +10,7 @@ student's object behaves as the tool expects, not that it matches one written an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "check_four_item_ledger",
     "check_split_task",
     "given",
+    "number",
 ]
 
 
@@ -46,6 +48,17 @@ def given(name: str, value: Any) -> Any:
     if value is None:
         raise NotAnswered(f"{name} is still None: complete the cell above, then run this one again")
     return value
+
+
+def number(name: str, value: Any) -> float:
+    """``value`` as a float, if the student gave a number (not a bool, not NaN).
+
+    Raises:
+        WrongAnswer: ``value`` is not a number; the message names the answer by ``name``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise WrongAnswer(f"{name} must be a number, got {value!r}")
+    return float(value)
 
 
 def check_fingerprint_task(base: Any, changed: Any, field: Any) -> str:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalcore.book.exercises import WrongAnswer, given, number
 from evalcore.book.part3 import outcomes
 from evalcore.part3.cochran import cochran_q, permutation_p
 from evalcore.part3.exact import cochran_exact_p
@@ -25,11 +25,6 @@ __all__ = ["check_cochran_by_hand", "check_sample_size"]
 Q_TOL = 1e-9
 """Q is a ratio of integer sums: a right answer matches it to rounding."""
 
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise WrongAnswer(f"{name} must be a number, got {value!r}")
-    return float(value)
 
 
 def _width(interval: tuple[float, float]) -> float:
@@ -101,7 +96,7 @@ def check_cochran_by_hand(q: Any, p_exact: Any, record: Mapping[str, Any], names
     Raises:
         WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
     """
-    q, p_exact = _number("q", given("q", q)), _number("p_exact", given("p_exact", p_exact))
+    q, p_exact = number("q", given("q", q)), number("p_exact", given("p_exact", p_exact))
     table = [outcomes(record, name) for name in names]
     found = cochran_q(table)
     if abs(q - found.q) > Q_TOL * max(1.0, found.q):
