@@ -18,7 +18,11 @@ Fails (exit 1, each problem on its own line as ``file: message: problem``) on:
   has prose words outside code, roles and math (a display formula stays as it is, and must:
   Sphinx renders a display-math block whose translation differs as an empty formula);
 - a **term** of the shared list (``book/_data/terms.yml``) translated otherwise: where the
-  English names a term of two or more words, its translation must use the list's Chinese.
+  English names a term of two or more words, its translation must use the list's Chinese;
+- a **variant**: one concept, one word. Where the English prose says a word of the list's
+  ``words`` (``margin``, ``forward pass``, …), the translation must say its Chinese, and no
+  translation may use a variant the list names for a term or a word (``运行台账`` for 三状态账本,
+  ``前向传播`` for 前向计算, the English ``notebook`` for 笔记本), outside code and role targets.
 
     python scripts/check_catalogues.py                         # the committed catalogues
     python scripts/check_catalogues.py --pot-dir _build/gettext  # and whether they are current
@@ -123,9 +127,68 @@ def load_terms(path: Path = TERMS) -> list[dict[str, str]]:
     return list(data["terms"])
 
 
-def check_message(msgid: str, msgstr: str, pairs: list[tuple[str, list[str]]]) -> list[str]:
-    """What is wrong with one translated message (empty: nothing)."""
+@dataclass(frozen=True)
+class Vocabulary:
+    """One word per concept: ``required`` pairs an English word with the Chinese a translation of it must use;
+    ``variants`` maps each refused Chinese (or English) variant to the word it stands in for."""
+
+    required: tuple[tuple[str, str], ...] = ()
+    variants: tuple[tuple[str, str], ...] = ()
+
+
+def load_vocabulary(path: Path = TERMS) -> Vocabulary:
+    """The variants of the terms and the ``words`` section of the shared list.
+
+    Raises:
+        ValueError: an entry has no ``zh``, or a variant is the word itself.
+    """
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    required: list[tuple[str, str]] = []
+    variants: list[tuple[str, str]] = []
+    for entry in [*data["terms"], *data.get("words", [])]:
+        if not isinstance(entry, dict) or not isinstance(entry.get("zh"), str):
+            raise ValueError(f"{path}: each term and word needs a 'zh' string, got {entry!r}")
+        word = re.sub(r"\s*\(.*?\)\s*", "", entry["zh"]).strip()
+        for variant in entry.get("variants", []):
+            if not isinstance(variant, str) or not variant or variant in word:
+                raise ValueError(f"{path}: {entry['zh']!r} has the variant {variant!r}, which is not another word")
+            variants.append((variant, word))
+        if entry in data.get("words", []) and isinstance(entry.get("en"), str):
+            required.append((entry["en"].lower(), word))
+    return Vocabulary(tuple(required), tuple(variants))
+
+
+def _shown_text(text: str) -> str:
+    """``text`` with code, math and links' targets removed and each role replaced by its display text."""
+
+    def display(match: re.Match[str]) -> str:
+        content = match.group(2) or ""
+        shown = re.fullmatch(r"(?s)(.*?)\s*<[^<>]+>\s*", content)
+        return shown.group(1) if shown and match.group(1) in {"term", "ref", "doc", "numref"} else " "
+
+    bare = ROLE.sub(display, text)
+    return URL.sub(" ", LINK.sub(" ", MATH.sub(" ", CODE.sub(" ", bare))))
+
+
+def vocabulary_problems(msgid: str, msgstr: str, vocabulary: Vocabulary) -> list[str]:
+    """Where ``msgstr`` uses a variant, or leaves out the word its English requires."""
     problems = []
+    shown = _shown_text(msgstr)
+    for variant, word in vocabulary.variants:
+        pattern = rf"(?<![A-Za-z]){re.escape(variant)}(?![A-Za-z])" if variant.isascii() else re.escape(variant)
+        if re.search(pattern, shown, re.I):
+            problems.append(f"the variant {variant!r} stands for {word!r}: one word per concept")
+    english = " ".join(prose_words(msgid)).lower()
+    for phrase, word in vocabulary.required:
+        if re.search(rf"(?<![\w-]){re.escape(phrase)}s?(?![\w-])", english) and word not in msgstr:
+            problems.append(f"the word {phrase!r} is not translated as {word!r}")
+    return problems
+
+
+def check_message(msgid: str, msgstr: str, pairs: list[tuple[str, list[str]]],
+                  vocabulary: Vocabulary | None = None) -> list[str]:  # fmt: skip
+    """What is wrong with one translated message (empty: nothing)."""
+    problems = vocabulary_problems(msgid, msgstr, vocabulary) if vocabulary else []
     if is_formula(msgid) and "$" not in msgid and msgstr != msgid:
         # Sphinx renders a translated display-math block as an empty formula: only the English one renders
         problems.append("a display formula must stay exactly as the English has it")
@@ -161,7 +224,7 @@ def syntax_errors(text: str) -> list[int]:
 
 
 def check_catalogue(path: Path, pairs: list[tuple[str, list[str]]], expected: set[str] | None = None,
-                    label: str | None = None) -> list[Problem]:  # fmt: skip
+                    label: str | None = None, vocabulary: Vocabulary | None = None) -> list[Problem]:  # fmt: skip
     """Every problem of the catalogue at ``path`` (``expected``: the English messages it must hold)."""
     from babel.messages.pofile import PoFileError, read_po
 
@@ -189,7 +252,7 @@ def check_catalogue(path: Path, pairs: list[tuple[str, list[str]]], expected: se
         if not msgstr:
             problems.append(Problem(name, msgid, "untranslated"))
             continue
-        problems.extend(Problem(name, msgid, what) for what in check_message(msgid, msgstr, pairs))
+        problems.extend(Problem(name, msgid, what) for what in check_message(msgid, msgstr, pairs, vocabulary))
     for msgid in catalogue.obsolete:
         problems.append(Problem(name, str(msgid), "obsolete: no longer in the English; delete it"))
     if expected is not None:
@@ -219,6 +282,7 @@ def check_all(catalogues: Path = CATALOGUES, pot_dir: Path | None = None, terms:
               only: list[Path] | None = None) -> tuple[list[Problem], int]:  # fmt: skip
     """``(problems, messages checked)`` for every catalogue (or ``only`` these), against ``pot_dir`` if given."""
     pairs = term_pairs(load_terms(terms))
+    vocabulary = load_vocabulary(terms)
     paths = sorted(only) if only else sorted(catalogues.rglob("*.po"))
     problems: list[Problem] = []
     count = 0
@@ -232,7 +296,7 @@ def check_all(catalogues: Path = CATALOGUES, pot_dir: Path | None = None, terms:
                 continue
             expected = pot_messages(pot)
         count += len(pot_messages(path))
-        problems.extend(check_catalogue(path, pairs, expected))
+        problems.extend(check_catalogue(path, pairs, expected, vocabulary=vocabulary))
     if pot_dir is not None and not only:
         for pot in sorted(pot_dir.rglob("*.pot")):
             po = catalogues / pot.relative_to(pot_dir).with_suffix(".po")

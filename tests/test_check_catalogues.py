@@ -109,3 +109,47 @@ def test_a_fuzzy_header_is_reported(tmp_path):
     assert [p.what for p in check.check_catalogue(po, PAIRS)] == [
         "the header is fuzzy (GNU gettext ignores it, charset included)"
     ]
+
+
+def vocabulary(tmp_path: Path) -> object:
+    path = tmp_path / "terms.yml"
+    path.write_text("terms:\n  - en: run ledger\n    zh: 三状态账本\n    variants: [运行台账]\n"
+                    "words:\n  - en: forward pass\n    zh: 前向计算\n    variants: [前向传播]\n"
+                    "  - en: notebook\n    zh: 笔记本\n    variants: [notebook]\n", encoding="utf-8")  # fmt: skip
+    return check.load_vocabulary(path)
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr", "problem"),
+    [
+        ("One forward pass per item.", "每个样本一次前向传播。", "the variant '前向传播'"),
+        ("One forward pass per item.", "每个样本运行一次。", "the word 'forward pass'"),
+        ("The ledger of a run.", "一次运行的运行台账。", "the variant '运行台账'"),
+        ("Open the notebook.", "打开 notebook。", "the variant 'notebook'"),
+        ("Open the notebooks.", "打开这些文件。", "the word 'notebook'"),
+    ],
+)
+def test_a_variant_or_a_missing_word_is_refused(tmp_path, msgid, msgstr, problem):
+    problems = check.check_message(msgid, msgstr, PAIRS, vocabulary(tmp_path))
+    assert any(problem in p for p in problems), problems
+
+
+def test_the_listed_word_passes_and_a_variant_inside_code_or_a_role_target_is_not_prose(tmp_path):
+    words = vocabulary(tmp_path)
+    assert check.check_message("One forward pass per item.", "每个样本一次前向计算。", PAIRS, words) == []
+    english = "Open `notebooks/x.md` in a notebook, see {doc}`notebooks/x`."
+    chinese = "在笔记本中打开 `notebooks/x.md`，见 {doc}`notebooks/x`。"
+    assert check.check_message(english, chinese, PAIRS, words) == []
+
+
+def test_a_variant_that_is_the_word_itself_is_refused(tmp_path):
+    path = tmp_path / "terms.yml"
+    path.write_text("terms:\n  - en: run ledger\n    zh: 三状态账本\n    variants: [账本]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="账本"):
+        check.load_vocabulary(path)
+
+
+def test_the_book_lists_the_sources_words_and_refuses_the_old_ones():
+    words = check.load_vocabulary()
+    assert ("运行台账", "三状态账本") in words.variants and ("终止状态", "终态") in words.variants
+    assert ("forward pass", "前向计算") in words.required

@@ -182,7 +182,7 @@ VALUE_RULES = {
 }
 """Values written in the edition's language by rule, their numbers untouched: a range, a count, an
 estimate with its interval."""
-VALUE_WORDS = {"zh_CN": {"yes": "是", "no": "否", "none": "无"}}
+VALUE_WORDS = {"zh_CN": {"yes": "是", "no": "否", "none": "无", "True": "是", "False": "否", "mean": "均值"}}
 """One-word values a page computes, in each edition's language."""
 
 
