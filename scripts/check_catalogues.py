@@ -20,7 +20,7 @@ Fails (exit 1, each problem on its own line as ``file: message: problem``) on:
 - a **term** of the shared list (``book/_data/terms.yml``) translated otherwise: where the
   English names a term of two or more words, its translation must use the list's Chinese;
 - a **variant**: one concept, one word. Where the English prose says a word of the list's
-  ``words`` (``margin``, ``forward pass``, …), the translation must say its Chinese, and no
+  ``words`` (``gold label``, ``forward pass``, …), the translation must say its Chinese, and no
   translation may use a variant the list names for a term or a word (``运行台账`` for 三状态账本,
   ``前向传播`` for 前向计算, the English ``notebook`` for 笔记本), outside code and role targets.
 
@@ -140,21 +140,26 @@ def load_vocabulary(path: Path = TERMS) -> Vocabulary:
     """The variants of the terms and the ``words`` section of the shared list.
 
     Raises:
-        ValueError: an entry has no ``zh``, or a variant is the word itself.
+        ValueError: an entry has no ``zh``, its ``variants`` is not a list, or a variant is the word itself.
     """
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    words = data.get("words", [])
     required: list[tuple[str, str]] = []
     variants: list[tuple[str, str]] = []
-    for entry in [*data["terms"], *data.get("words", [])]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("zh"), str):
-            raise ValueError(f"{path}: each term and word needs a 'zh' string, got {entry!r}")
-        word = re.sub(r"\s*\(.*?\)\s*", "", entry["zh"]).strip()
-        for variant in entry.get("variants", []):
-            if not isinstance(variant, str) or not variant or variant in word:
-                raise ValueError(f"{path}: {entry['zh']!r} has the variant {variant!r}, which is not another word")
-            variants.append((variant, word))
-        if entry in data.get("words", []) and isinstance(entry.get("en"), str):
-            required.append((entry["en"].lower(), word))
+    for kind, entries in (("term", data["terms"]), ("word", words)):
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("zh"), str):
+                raise ValueError(f"{path}: each {kind} needs a 'zh' string, got {entry!r}")
+            word = re.sub(r"\s*\(.*?\)\s*", "", entry["zh"]).strip()
+            listed = entry.get("variants", [])
+            if not isinstance(listed, list):
+                raise ValueError(f"{path}: the variants of {entry['zh']!r} must be a list, got {listed!r}")
+            for variant in listed:
+                if not isinstance(variant, str) or not variant or variant in word:
+                    raise ValueError(f"{path}: {entry['zh']!r} has the variant {variant!r}, which is not another word")
+                variants.append((variant, word))
+            if kind == "word" and isinstance(entry.get("en"), str):
+                required.append((entry["en"].lower(), word))
     return Vocabulary(tuple(required), tuple(variants))
 
 

@@ -1,8 +1,8 @@
-"""Measure (and repair) two things in the Chinese catalogues that read as translated.
+"""Measure (and repair) three things in the Chinese catalogues that read as translated.
 
 - **Pronoun density**: 它 per 1,000 characters of translated text. English repeats "it";
-  Chinese drops the subject or names the thing again. The source documents use 它 about 1.5
-  times per 1,000 characters; the book's limit is :data:`MAX_DENSITY`.
+  Chinese drops the subject or names the thing again, as the source documents do; the book's
+  limit is :data:`MAX_DENSITY`.
 - **Unmarked titles**: a reference that shows a chapter's or a section's title (``{ref}`label```
   with no text of its own) stands in a Chinese sentence inside 《》 or “”, as a title does.
 - **Visible spaces**: a space between a Chinese character (or full-width punctuation) and a
@@ -23,6 +23,8 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from evalcore.records.atomic import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUES = ROOT / "locale" / "zh_CN" / "LC_MESSAGES"
@@ -131,9 +133,7 @@ def fix_spaces(path: Path) -> int:
     if removed:
         buffer = io.BytesIO()
         write_po(buffer, catalogue, width=0)
-        temp = path.with_suffix(".po.tmp")
-        temp.write_bytes(buffer.getvalue())
-        temp.replace(path)
+        write_text_atomic(path, buffer.getvalue().decode("utf-8"))
     return removed
 
 

@@ -142,10 +142,11 @@ def test_the_listed_word_passes_and_a_variant_inside_code_or_a_role_target_is_no
     assert check.check_message(english, chinese, PAIRS, words) == []
 
 
-def test_a_variant_that_is_the_word_itself_is_refused(tmp_path):
+@pytest.mark.parametrize(("variants", "problem"), [("[账本]", "not another word"), ("运行台账", "must be a list")])
+def test_a_variant_that_is_the_word_itself_or_not_a_list_is_refused(tmp_path, variants, problem):
     path = tmp_path / "terms.yml"
-    path.write_text("terms:\n  - en: run ledger\n    zh: 三状态账本\n    variants: [账本]\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="账本"):
+    path.write_text(f"terms:\n  - en: run ledger\n    zh: 三状态账本\n    variants: {variants}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=problem):
         check.load_vocabulary(path)
 
 
