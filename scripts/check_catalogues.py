@@ -52,6 +52,8 @@ LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>\s]+)>")
 CJK = re.compile(r"[\u3400-\u9fff]")
 WORD = re.compile(r"[A-Za-z]{2,}")
 URL = re.compile(r"https?://\S+")
+SLOT = re.compile(r"\{n\d+\}")
+"""A number slot of an output message (``{n1}``), filled with the number the output printed."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,9 @@ def check_message(msgid: str, msgstr: str, pairs: list[tuple[str, list[str]]],
         missing_code = code_spans(msgid) - code_spans(msgstr)
         extra_code = code_spans(msgstr) - code_spans(msgid)
         problems.append(f"inline code differs: missing {sorted(missing_code)}, extra {sorted(extra_code)}")
+    if Counter(SLOT.findall(msgid)) != Counter(SLOT.findall(msgstr)):
+        # an output's numbers are slots ({n1}, ...) filled at build time: each must be placed once, no other
+        problems.append(f"number slots differ: {sorted(SLOT.findall(msgid))} vs {sorted(SLOT.findall(msgstr))}")
     if math_spans(msgid) != math_spans(msgstr):
         problems.append(f"math differs: {sorted(math_spans(msgid))} vs {sorted(math_spans(msgstr))}")
     if link_targets(msgid) != link_targets(msgstr):

@@ -10,8 +10,11 @@ Jupyter Book 1 takes no ``-D`` override, so this script writes the edition's con
 (``_build/zh_CN/_config.yml``: the book's ``_config.yml`` plus the language, the catalogues,
 the English execution cache and the search dictionary) and builds through Jupyter Book's own
 ``build_sphinx`` with it, into ``_build/zh_CN/html``, then publishes the result as
-``_build/html/zh_CN``. The Chinese build executes nothing: it checks first that every page is
-in the English build's execution cache (``make book`` fills it) and stops otherwise, so
+``_build/html/zh_CN``. Before it is published, the pages' downloadable sources (``_sources``:
+each page's ``.md`` and executed ``.ipynb``) are translated from the same catalogues, the code
+unchanged and the outputs' words as the Chinese page shows them
+(``book/_ext/translated_sources.py``). The Chinese build executes nothing: it checks first
+that every page is in the English build's execution cache (``make book`` fills it) and stops otherwise, so
 every number on a Chinese page is the number computed for the English one.
 
     python scripts/edition.py gettext         # extract the English messages (_build/gettext)
@@ -184,7 +187,7 @@ def stored_condition_names(root: Path = ROOT) -> list[str]:
 
 
 def write_output_messages(root: Path, outdir: Path) -> int:
-    """Write the table headers of every executed page's outputs as ``outputs.pot``; return their number.
+    """Write the words of every executed page's outputs as ``outputs.pot``; return their number.
 
     Raises:
         EditionError: a page is not in the execution cache (its outputs are not known yet).
@@ -200,7 +203,7 @@ def write_output_messages(root: Path, outdir: Path) -> int:
             f"{', '.join(missing)}. Build the English book first (make book)."
         )
     catalogue = Catalog(project=TITLES[LANGUAGE], copyright_holder="The evalcore authors", charset="utf-8")
-    messages = translated_outputs.header_messages(executed.values())
+    messages = translated_outputs.output_messages(executed.values())
     # A table that audits a random sample of a record's conditions at every build names a
     # different sample each time: every stored condition name is a message, so any sample is.
     messages += [name for name in stored_condition_names(root) if name not in messages]
@@ -309,6 +312,14 @@ def build(root: Path = ROOT, language: str = LANGUAGE) -> Path:
     outdir = work / "html"
     # The tag lets a page hold content for one edition only (``{only} zh_CN``: the diagrams' labels).
     _sphinx(root, config_path, outdir, "html", strict=True, tags=[language])
+    # The download buttons give the page's source: a Chinese page gives its Chinese notebook and source.
+    sources = _import(root / "book" / "_ext", "translated_sources")
+    untranslated = sources.translate_sources(outdir / "_sources", root / "locale", language)
+    if untranslated:
+        listed = "; ".join(f"{name}: {blocks[0]!r}" + (f" and {len(blocks) - 1} more" if len(blocks) > 1 else "")
+                           for name, blocks in untranslated.items())  # fmt: skip
+        raise EditionError(f"prose left untranslated in the {language} downloads ({listed}); "
+                           "run `python scripts/edition.py update` and translate the new messages")  # fmt: skip
     site = root / "_build" / "html"
     site.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{language}.", dir=site))

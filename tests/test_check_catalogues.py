@@ -39,6 +39,8 @@ def test_role_targets_keep_targets_and_let_display_text_change():
         ("See [the docs](https://example.org).", "见[文档](https://example.com)。", "link targets differ"),
         ("Every item is scored once here.", "Every item is scored once here.", "left in English"),
         ("The run ledger has one state per item.", "台账为每个样本记一个状态。", "'run ledger'"),
+        ("{n1} of {n2} items pass", "{n1} 个样本中有 {n1} 个通过", "number slots differ"),
+        ("{n1} of {n2} items pass", "{n2} 个样本全部通过", "number slots differ"),
     ],
 )
 def test_each_kind_of_unfaithful_translation_is_named(msgid, msgstr, problem):

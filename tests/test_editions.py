@@ -11,6 +11,7 @@ from evalcore.book.editions import (
     MissingFontError,
     cjk_font_path,
     cjk_rc,
+    code_table,
     pick,
     with_twins,
 )
@@ -70,3 +71,14 @@ def test_cjk_rc_draws_chinese_labels_without_missing_glyphs(recwarn):
         fig.canvas.draw()
         plt.close(fig)
     assert [str(w.message) for w in recwarn if "missing from font" in str(w.message)] == []
+
+
+def test_code_table_marks_the_code_columns_and_escapes_every_cell():
+    import pandas as pd
+
+    frame = pd.DataFrame([{"rule": "a < b, explained", "line": 'if x < 1: return "<t>"'}])
+    table = code_table(frame, ["line"])
+    assert "<td>a &lt; b, explained</td>" in table
+    assert "<td><code>if x &lt; 1: return &quot;&lt;t&gt;&quot;</code></td>" in table
+    with pytest.raises(InvalidInputError, match="'lines'"):
+        code_table(frame, ["lines"])

@@ -26,7 +26,9 @@ ZH = "zh_CN"
 CJK = re.compile(r"[\u3400-\u9fff]")
 TERMS = load_script("scripts/check_catalogues.py").load_terms()
 reads_as_english = load_script("book/_ext/translated_glue.py").reads_as_english
-ZH_SCREENSHOTS = ("book/the-chain.html", "book/splits.html", "book/part3-fewshot.html")
+outputs = load_script("book/_ext/translated_outputs.py")
+ZH_SCREENSHOTS = ("book/the-chain.html", "book/splits.html", "book/part3-fewshot.html", "book/part3-confirm.html",
+                  "book/refusals.html")
 """Chinese pages photographed at every site check (``_build/screenshots/zh_CN-*.png``)."""
 
 
@@ -107,6 +109,158 @@ def pasted_english(page_html: str) -> list[str]:
     return [p for p in parser.pasted if reads_as_english(p)]
 
 
+class OutputTexts(HTMLParser):
+    """The texts of a page's code outputs a reader is meant to read: table cells and printed lines, outside
+    cells tagged ``program-output`` and outside ``<samp>``/``<code>`` (what a program says for itself)."""
+
+    VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "wbr", "col"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.cells: list[str] = []
+        self.printed: list[str] = []
+        self._stack: list[tuple[str, list[str]]] = []
+        self._text: list[list[str]] = []
+
+    def _inside(self, name: str) -> bool:
+        return any(name in classes for _, classes in self._stack)
+
+    def _shown(self) -> bool:
+        tags = {tag for tag, _ in self._stack}
+        return (self._inside("cell_output") and not self._inside("tag_" + outputs.PROGRAM_OUTPUT)
+                and not tags & {"samp", "code", "style", "script"})  # fmt: skip
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.VOID:
+            return
+        self._stack.append((tag, (dict(attrs).get("class") or "").split()))
+        if tag in {"td", "th", "pre"}:
+            self._text.append([])
+
+    def handle_endtag(self, tag: str) -> None:
+        while self._stack:
+            name, _ = self._stack.pop()
+            if name in {"td", "th", "pre"} and self._text:
+                text = "".join(self._text.pop())
+                (self.printed if name == "pre" else self.cells).append(text)
+            if name == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._text and self._shown():
+            self._text[-1].append(data)
+
+
+def english_outputs(page_html: str) -> list[str]:
+    """The output texts of a page that read as English prose and have no Chinese character."""
+    parser = OutputTexts()
+    parser.feed(page_html)
+    found = [" ".join(c.split()) for c in parser.cells if outputs.cell_reads_as_prose(c) and not CJK.search(c)]
+    for text in parser.printed:
+        for line in text.splitlines():
+            message = outputs.line_message(line)
+            if message is not None and not CJK.search(line):
+                found.append(line.strip())
+    return found
+
+
+def test_the_output_check_finds_english_outside_program_output():
+    page = ('<div class="cell docutils container"><div class="cell_output docutils container">'
+            "<table><tr><td>one item deleted from a record</td><td><samp>error: the record is short</samp></td>"
+            "<td>从记录中删去一个样本</td></tr></table><pre>audit ok at level 3: 64 items checked\n{'passed': 1}</pre>"
+            '</div></div><div class="cell tag_program-output docutils container">'
+            '<div class="cell_output docutils container"><pre>audit ok at level 3: 64 items</pre>'
+            "</div></div>")  # fmt: skip
+    assert english_outputs(page) == ["one item deleted from a record", "audit ok at level 3: 64 items checked"]
+
+
+VERBATIM = "code-cell|code-block|code|math|literalinclude|mermaid|index|only|eval-rst"
+VERBATIM_FENCE = re.compile(rf"^(`{{3,}}|:{{3,}})\s*(\{{({VERBATIM})\}}|[a-z]|$)")
+WORD = re.compile(r"[\"'(*]*[A-Za-z]{2,}[\"'),.;:!?*]*")
+NOT_PROSE = re.compile(r"\{[\w:+-]+\}`[^`]*`|`[^`\n]+`|\$[^$\n]+\$|\]\([^)]*\)|https?://\S+")
+
+
+def prose_lines(markdown: str) -> list[str]:
+    """The lines of a MyST text a reader reads as prose: outside code and formula blocks, directive options,
+    comments and labels, with an English word left once code, roles, math and link targets are set aside (a
+    notation such as ``pass@n`` is a name, not a word)."""
+    found, fence = [], None
+    if markdown.startswith("---\n"):  # the front matter (jupytext's, the kernel's) is settings, not prose
+        markdown = markdown.split("\n---\n", 1)[-1]
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        opening = re.match(r"^(`{3,}|:{3,})", stripped)
+        if fence is not None:
+            if stripped == fence:
+                fence = None
+            continue
+        if opening:
+            if VERBATIM_FENCE.match(stripped) or stripped == "$$":
+                fence = opening.group(1)
+            continue
+        if stripped.startswith((":", "%", "(")) or stripped == "$$":
+            continue
+        if any(WORD.fullmatch(word) for word in NOT_PROSE.sub(" ", stripped).split()):
+            found.append(stripped)
+    return found
+
+
+def test_prose_lines_skip_code_and_keep_prose():
+    text = ("---\njupytext:\n  format_name: myst\n---\n# Title\n\n"
+            "```{code-cell} ipython3\nprint('code words here')\n```\n:label: ex-one\nA `x` line.")
+    assert prose_lines(text) == ["# Title", "A `x` line."]
+
+
+def without_headers(outputs: list) -> str:
+    """A cell's outputs as JSON, the text of each table header cell set aside."""
+    return re.sub(r"(<th\b[^>]*>).*?(</th>)", r"\1\2", json.dumps(outputs, ensure_ascii=False), flags=re.S)
+
+
+def numbers(outputs: list) -> list[str]:
+    """Every number in a cell's outputs outside table headers, sorted (a header's translation may explain it,
+    "SHA-256"; a traceback's colour codes are not numbers, and a translated line drops them)."""
+    text = re.sub(r"\\u001b\[[0-9;]*m", "", without_headers(outputs))
+    # a pandas Styler names its table at random on every render, and its repr is a memory address
+    text = re.sub(r"T_[0-9a-f]{5}|at 0x[0-9a-f]+", "", text)
+    return sorted(re.findall(r"\d+(?:\.\d+)?", html.unescape(text)))  # &#39; is no number
+
+
+def downloads(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root / "_sources").as_posix(): p for p in (root / "_sources").rglob("*")
+            if p.suffix in {".md", ".ipynb"}}  # fmt: skip
+
+
+def test_the_chinese_pages_download_chinese_notebooks_with_the_english_code_and_outputs(site, zh_site):  # noqa: F811
+    import nbformat
+
+    english, chinese = downloads(site), downloads(zh_site)
+    page = zh_site / "notebooks" / "reading-the-task.html"
+    links = re.findall(r'href="([^"]*_sources/[^"]+)"', page.read_text("utf-8"))
+    offered = {(page.parent / link).resolve() for link in links}
+    assert offered == {chinese[f"notebooks/reading-the-task.{kind}"].resolve() for kind in ("ipynb", "md")}
+    assert english.keys() == chinese.keys() and any(name.endswith(".ipynb") for name in chinese)
+    for name, path in sorted(chinese.items()):
+        original = english[name].read_text(encoding="utf-8")
+        translated = path.read_text(encoding="utf-8")
+        if name.endswith(".ipynb"):
+            en, zh = nbformat.reads(original, as_version=4), nbformat.reads(translated, as_version=4)
+            nbformat.validate(zh)
+            assert zh.metadata["language"] == ZH and len(zh.cells) == len(en.cells), name
+            for a, b in zip(en.cells, zh.cells, strict=True):
+                assert a.cell_type == b.cell_type, name
+                if a.cell_type == "code":
+                    assert a.source == b.source, f"{name}: code changed"
+                    assert [o.output_type for o in a.outputs] == [o.output_type for o in b.outputs], name
+                    if "program-output" in a.metadata.get("tags", []):  # only its table headers are translated
+                        assert without_headers(a.outputs) == without_headers(b.outputs), f"{name}: {a.source[:60]!r}"
+                    # the words of an output are translated, its numbers never
+                    assert numbers(a.outputs) == numbers(b.outputs), f"{name}: numbers changed in {a.source[:60]!r}"
+            original = "\n\n".join(c.source for c in en.cells if c.cell_type == "markdown")
+            translated = "\n\n".join(c.source for c in zh.cells if c.cell_type == "markdown")
+        left = set(prose_lines(original)) & set(prose_lines(translated))
+        assert not left, f"{name}: prose left in English in the Chinese download: {sorted(left)[:5]}"
+
+
 def test_every_toc_page_has_a_chinese_edition(zh_site):
     built = {p.relative_to(zh_site).as_posix() for p in zh_site.rglob("*.html") if "_static" not in p.parts}
     assert set(toc_pages()) <= built
@@ -121,6 +275,7 @@ def test_chinese_page_is_in_chinese_apart_from_code(zh_site, page):
         text = re.sub(r'<section id="(?:evalcore|prepare|run|audit)[^"]*">.*', "", text, flags=re.S)
     assert english_blocks(text) == [], f"{page}: prose left in English"
     assert pasted_english(text) == [], f"{page}: glued English sentences"
+    assert english_outputs(text) == [], f"{page}: outputs left in English outside program output"
 
 
 @pytest.mark.parametrize("page", toc_pages())
@@ -189,7 +344,7 @@ def test_chromium_draws_the_chinese_terms_with_real_glyphs(zh_site, server):  # 
     assert missing == {}, f"drawn as empty boxes: {missing}"
 
 
-def test_screenshots_of_three_chinese_pages(zh_site, server):  # noqa: F811
+def test_screenshots_of_chinese_pages(zh_site, server):  # noqa: F811
     SHOTS.mkdir(parents=True, exist_ok=True)
     for page in ZH_SCREENSHOTS:
         target = SHOTS / f"{ZH}-{Path(page).stem}.png"

@@ -45,3 +45,15 @@ def test_ranges_counts_and_yes_no_are_written_in_chinese_by_rule():
     for kept in ("held", "from 4.3 items/s at batch size 1 to 9.0", "0.734"):
         assert glue.localize_value(kept, "zh_CN") == kept
     assert glue.localize_value("0.40 to 0.66", "en") == "0.40 to 0.66"
+
+
+def test_a_pasted_condition_name_is_translated_through_the_outputs_catalogue():
+    class Catalogue:
+        @staticmethod
+        def translate(text: str) -> str | None:
+            return {"set 2, k=2": "示例集 2，k=2"}.get(text)
+
+    assert glue._pasted_output(Catalogue, "set 2, k=2") == "示例集 2，k=2"
+    assert glue._pasted_output(Catalogue, "a: set 2, k=2") == "a: 示例集 2，k=2"
+    assert glue._pasted_output(Catalogue, "zero-shot") == "zero-shot"  # not in the catalogue: as it was
+    assert glue._pasted_output(Catalogue, "a long label: set 2, k=2") == "a long label: set 2, k=2"

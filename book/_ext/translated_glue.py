@@ -152,11 +152,52 @@ class LocalizePastedValues(SphinxPostTransform):
                 node["classes"].append("evalbook-twin")
                 continue
             local = localize_value(text, language)
+            if local == text and re.search(r"[A-Za-z]{2,}", text):
+                # words a page's outputs also show (a condition's name, a sentence it printed): the outputs' catalogue
+                local = _pasted_output(_output_messages(self), text)
             if local != text:
                 node.children = [nodes.Text(local)]
             elif reads_as_english(text):
                 LOGGER.warning("pasted value %r reads as English and its page glues no twin for the %s edition",
                                text[:60], language, location=node)  # fmt: skip
+
+
+def _output_messages(transform: Any) -> Any:
+    """The outputs' catalogue of the build's language (``book/_ext/translated_outputs.py``), loaded once."""
+    app = transform.app  # not the environment: a pickled environment would keep an old catalogue
+    found = getattr(app, "evalbook_pasted_catalogue", None)
+    if found is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("evalbook_translated_outputs",
+                                                      Path(__file__).with_name("translated_outputs.py"))  # fmt: skip
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        folder = Path(transform.app.confdir or transform.app.srcdir)
+        catalogue = module.load_catalogue([str(folder / d) for d in transform.config.locale_dirs],
+                                          transform.config.language)  # fmt: skip
+
+        class Found:
+            @staticmethod
+            def translate(text: str) -> str | None:
+                return module.translate_message(text, catalogue)
+
+        found = app.evalbook_pasted_catalogue = Found()
+    return found
+
+
+def _pasted_output(catalogue: Any, text: str) -> str:
+    """``text`` translated through the outputs' catalogue, whole or after a short label (``"a: set 2, k=2"``, an
+    experiment's letter and a condition's name); ``text`` itself if the catalogue has neither."""
+    whole = catalogue.translate(text)
+    if whole is not None:
+        return str(whole)
+    label, _, rest = text.partition(": ")
+    if rest and len(label) <= 3:
+        part = catalogue.translate(rest)
+        if part is not None:
+            return f"{label}: {part}"
+    return text
 
 
 def _plain(text: str) -> str:

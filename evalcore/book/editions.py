@@ -13,10 +13,15 @@ figure names the key (``book/_ext/translated_glue.py``).
 A Chinese figure needs a font with Chinese glyphs; :func:`cjk_font_path` finds the one the
 book installs with its browser (Debian's ``fonts-wqy-zenhei``) or stops with a clear error,
 rather than draw empty boxes.
+
+A table's text is translated in the Chinese build where it reads as prose; a column that
+holds a program's own text (a line of source) is marked as such by :func:`code_table`, so it
+stays as the program wrote it in both editions.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,6 +35,7 @@ __all__ = [
     "MissingFontError",
     "cjk_font_path",
     "cjk_rc",
+    "code_table",
     "pick",
     "with_twins",
 ]
@@ -122,3 +128,25 @@ def cjk_rc(font: str | Path | None = None) -> dict[str, Any]:
     font_manager.fontManager.addfont(str(path))
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     return {"font.family": ["DejaVu Sans", font_manager.FontProperties(fname=str(path)).get_name()]}
+
+
+def code_table(frame: Any, code: Iterable[str]) -> str:
+    """``frame`` (a pandas DataFrame) as an HTML table in which each cell of the ``code`` columns is ``<code>``
+    (a program's text, kept as written in every edition); every cell's text is escaped.
+
+    Raises:
+        InvalidInputError: a ``code`` column is not a column of ``frame``.
+    """
+    code = list(code)
+    unknown = [name for name in code if name not in frame.columns]
+    if unknown:
+        raise InvalidInputError(f"code columns {unknown} are not columns of the table {list(frame.columns)}")
+
+    def plain(value: Any) -> str:
+        return html.escape(str(value))
+
+    def source(value: Any) -> str:
+        return f"<code>{html.escape(str(value))}</code>"
+
+    formatters = {name: (source if name in code else plain) for name in frame.columns}
+    return str(frame.to_html(formatters=formatters, escape=False))
