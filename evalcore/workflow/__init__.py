@@ -1,24 +1,33 @@
 """Layer 8, the workflow: one audited run end to end, and the ``evalcore`` command.
 
-``run`` (both scorers into one record), ``cli`` (the command line) and ``interrupt``
-(Ctrl-C and SIGTERM recorded as an interruption).
+``run`` (both scorers into one record), ``cli`` (the command line), ``interrupt``
+(Ctrl-C and SIGTERM recorded as an interruption), ``compare`` (two runs, item by item) and
+``runs`` (the kinds of run it reads).
 """
 
 from __future__ import annotations
 
 from evalcore.workflow.cli import ITEM_SETS, entry, main, resolve_items
+from evalcore.workflow.compare import Comparison, compare_runs, format_comparison
 from evalcore.workflow.interrupt import EXIT_BY_SIGNAL, SIGNAL_NAMES, SignalWatch, signal_watch
 from evalcore.workflow.run import PACKAGES, execute_run
+from evalcore.workflow.runs import SCORERS, RunItems, read_run
 
 __all__ = [
     "EXIT_BY_SIGNAL",
     "ITEM_SETS",
     "PACKAGES",
+    "SCORERS",
     "SIGNAL_NAMES",
+    "Comparison",
+    "RunItems",
     "SignalWatch",
+    "compare_runs",
     "entry",
     "execute_run",
+    "format_comparison",
     "main",
+    "read_run",
     "resolve_items",
     "signal_watch",
 ]

@@ -1,4 +1,4 @@
-"""Command line: ``evalcore prepare | run | audit`` (also ``python -m evalcore``).
+"""Command line: ``evalcore prepare | run | audit | compare`` (also ``python -m evalcore``).
 
 ``evalcore --version`` prints the package's version; ``-v`` shows evalcore's log on
 standard error (what was loaded from where, and where the record was written).
@@ -7,7 +7,10 @@ Explained in the notebook *Running the official harness*. Every command calls th
 same functions the notebooks call. ``run --items`` takes ``dev`` (the 64 dev items,
 the default), ``confirm`` (the 128 sealed items: refused without ``--unseal``, and an
 unsealed run says so in its record), ``validation`` (all 872, confirm items included,
-so also only with ``--unseal``) or a list of validation ids.
+so also only with ``--unseal``) or a list of validation ids. ``compare A B`` reports the
+paired statistics of two runs, each a run record or one condition of a Part III record
+(``FILE.json#CONDITION``), matched item by item by row content
+(:mod:`evalcore.workflow.compare`).
 
 Exit status (:data:`evalcore.errors.EXIT_CODES`): 0 success; 1 the check ran and found
 a problem; 2 refused: a usage error or any :class:`~evalcore.errors.EvalcoreError`,
@@ -119,6 +122,15 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from evalcore.workflow.compare import compare_runs, format_comparison
+    from evalcore.workflow.runs import read_run
+
+    result = compare_runs(read_run(args.a, args.scorer), read_run(args.b, args.scorer))
+    print(format_comparison(result))
+    return 0
+
+
 def _audit(args: argparse.Namespace) -> int:
     from evalcore.models.loader import load_model, load_tokenizer
     from evalcore.records.audit import audit_record
@@ -207,6 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("dir", help="run directory (or its run.json)")
     audit.add_argument("--level", type=int, choices=[1, 2, 3], default=3,
                        help="1 stored scores; 2 + prompts re-encoded; 3 + forward pass re-run (default)")  # fmt: skip
+    compare = sub.add_parser("compare", help="compare two runs item by item (paired statistics)")
+    for name, which in (("a", "first"), ("b", "second")):
+        compare.add_argument(name, help=f"the {which} run: a run directory, its run.json, or PART3.json#CONDITION")
+    compare.add_argument("--scorer", choices=["independent", "official"], default="independent",
+                         help="which scores of a run record to compare (default: independent)")  # fmt: skip
     return parser
 
 
@@ -231,10 +248,10 @@ def _main(argv: Sequence[str] | None, *, leaving: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if args.verbose:
         _show_log()
-    handler = {"prepare": _prepare, "run": _run, "audit": _audit}[args.command]
+    handler = {"prepare": _prepare, "run": _run, "audit": _audit, "compare": _compare}[args.command]
     with signal_watch(ignore_after_stop=leaving) as watch:
         try:
-            if args.arithmetic == "pinned":
+            if getattr(args, "arithmetic", None) == "pinned":
                 from evalcore.records.machine import PINNED_ARITHMETIC, pin_arithmetic
 
                 pin_arithmetic(PINNED_ARITHMETIC)

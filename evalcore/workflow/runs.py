@@ -1,0 +1,168 @@
+"""The runs ``evalcore compare`` reads: a run record, a Part III condition, or a harness output.
+
+Explained with the comparison itself (:mod:`evalcore.workflow.compare`). :func:`read_run`
+turns each kind into the same :class:`RunItems`: per item, keyed by the row's content, its
+id, gold label and candidate scores, and the protocol the run declares.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalcore.errors import InvalidInputError, RecordError
+
+__all__ = ["SCORERS", "RunItems", "read_run"]
+
+SCORERS = ("independent", "official")
+"""Which scores of a run record a comparison reads."""
+
+
+@dataclass(frozen=True)
+class RunItems:
+    """One run as a comparison reads it."""
+
+    name: str
+    """What the run was called on the command line."""
+    protocol: Mapping[str, Any]
+    """The protocol the run declares (a run record's, or the condition's)."""
+    items: dict[str, tuple[int, int, tuple[float, ...]]]
+    """``{row_sha256: (item_id, gold label, candidate scores)}``, in the run's item order."""
+    unscored: int = 0
+    """Items of the run that the chosen scorer did not score (a smoke run's official side)."""
+
+
+def _scores(value: Any, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(v, (int, float)) for v in value):
+        raise RecordError(f"{where}: candidate scores must be a list of two numbers or more, got {value!r}")
+    return tuple(float(v) for v in value)
+
+
+def _run_record(name: str, path: Path, scorer: str) -> RunItems:
+    from evalcore.records.store import read_record
+
+    record = read_record(path)
+    items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
+    unscored = 0
+    for entry in record["items"]:
+        side = entry.get(scorer)
+        if side is None:
+            unscored += 1
+            continue
+        where = f"{name}: item {entry['item_id']} ({scorer})"
+        items[entry["row_sha256"]] = (entry["item_id"], entry["label"], _scores(side.get("loglik"), where))
+    return RunItems(name, record["protocol"], items, unscored)
+
+
+def _part3_condition(name: str, path: Path, condition: str) -> RunItems:
+    from evalcore.part3.record import require_whole
+    from evalcore.protocol.jsonvalue import json_object
+    from evalcore.records.strictjson import loads_strict
+    from evalcore.sst2.selection import committed_selection
+
+    try:
+        record = json_object(loads_strict(path.read_text(encoding="utf-8")), str(path))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RecordError(f"{path} is not valid JSON ({exc})") from None
+    require_whole(record, where=str(path))
+    conditions = record["conditions"]
+    if condition not in conditions:
+        listed = "; ".join(repr(name) for name in sorted(conditions))
+        raise InvalidInputError(f"{path} has no condition {condition!r}; it has: {listed}")
+    selection = committed_selection()
+    hashes = {entry["idx"]: entry["row_sha256"] for part in ("dev", "confirm") for entry in selection[part]}
+    stored = conditions[condition]["items"]
+    items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
+    for item_id in record["item_ids"]:
+        if item_id not in hashes:
+            raise RecordError(f"{name}: item {item_id} has no committed row hash (not a dev or confirm item)")
+        entry = stored[str(item_id)]
+        if "loglik" not in entry:
+            raise InvalidInputError(f"{name} was scored by generation: it stores no scores to compare")
+        label = record["labels"][str(item_id)]
+        items[hashes[item_id]] = (item_id, label, _scores(entry["loglik"], f"{name}: item {item_id}"))
+    return RunItems(name, conditions[condition]["protocol"], items)
+
+
+def _content_key(doc: Any) -> str:
+    """A logged document's content as a comparison matches it: an SST-2 row's committed ``row_sha256`` (so a harness
+    log meets an evalcore record), any other document's canonical JSON hashed."""
+    import hashlib
+
+    from evalcore.protocol.fingerprint import canonical_json
+    from evalcore.sst2.rows import row_sha256
+
+    if isinstance(doc, dict) and set(doc) == {"sentence", "label", "idx"}:
+        return row_sha256(doc["idx"], doc["sentence"], doc["label"])
+    return hashlib.sha256(canonical_json(doc)).hexdigest()
+
+
+def _logged_scores(value: Any, where: str) -> tuple[float, ...]:
+    """The scores of a logged ``filtered_resps`` (one ``[loglik, is_greedy]`` per choice; the tracker writes each
+    as text, and ``str`` of a float reads back as the same float)."""
+    try:
+        return _scores([float(entry[0]) for entry in value], where)
+    except (TypeError, ValueError, IndexError, KeyError):
+        shown = repr(value)[:120]
+        raise RecordError(f"{where}: filtered_resps is not one [loglik, is_greedy] per choice: {shown}") from None
+
+
+def _harness_output(name: str, path: Path) -> RunItems:
+    """A harness output written with ``--log_samples``: one ``samples_<task>_<date>.jsonl`` (the file, or the only one
+    under a directory) and the ``results_<date>.json`` beside it, whose ``config`` and task config are the protocol."""
+    import json
+
+    files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl"))
+    if not files:
+        raise InvalidInputError(f"{name}: neither a run record (run.json) nor a harness output (samples_*.jsonl)")
+    if len(files) > 1:
+        found = ", ".join(str(f) for f in files)
+        raise InvalidInputError(f"{name}: {len(files)} harness sample logs under it ({found}); name one file")
+    samples = files[0]
+    task, _, date = samples.stem.removeprefix("samples_").rpartition("_")
+    results = samples.with_name(f"results_{date}.json")
+    protocol: dict[str, Any] = {}
+    if results.is_file():
+        logged = json.loads(results.read_text(encoding="utf-8"))
+        protocol = {"config": logged.get("config", {}), "task": logged.get("configs", {}).get(task, {})}
+    items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
+    for number, line in enumerate(samples.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{samples}:{number}"
+        try:
+            sample = json.loads(line)
+            doc, label = sample["doc"], int(sample["target"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RecordError(f"{where}: not a logged sample with a doc and an integer target ({exc})") from None
+        item_id = doc["idx"] if isinstance(doc, dict) and isinstance(doc.get("idx"), int) else sample.get("doc_id")
+        key = _content_key(doc)
+        if key in items:
+            raise RecordError(f"{where}: the same document is logged twice (also as item {items[key][0]})")
+        items[key] = (int(item_id), label, _logged_scores(sample.get("filtered_resps"), where))
+    return RunItems(name, protocol, items)
+
+
+def read_run(name: str, scorer: str = "independent") -> RunItems:
+    """The run named ``name``: a run record (directory or ``run.json``), ``FILE.json#CONDITION`` of Part III, or a
+    harness output written with ``--log_samples`` (a directory without ``run.json``, or its ``samples_*.jsonl``).
+
+    Raises:
+        InvalidInputError: ``scorer`` is not one of :data:`SCORERS`, the file does not exist, or the condition is
+            not in the record (the message lists the record's conditions).
+        RecordError: the record fails its checks.
+    """
+    if scorer not in SCORERS:
+        raise InvalidInputError(f"scorer must be one of {SCORERS}, got {scorer!r}")
+    file, _, condition = name.partition("#")
+    path = Path(os.path.expanduser(file))
+    if not path.exists():
+        raise InvalidInputError(f"no run at {file!r}: give a run directory, its run.json, or FILE.json#CONDITION")
+    if condition:
+        return _part3_condition(name, path, condition)
+    if path.suffix == ".jsonl" or (path.is_dir() and not (path / "run.json").is_file()):
+        return _harness_output(name, path)
+    return _run_record(name, path, scorer)
