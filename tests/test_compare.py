@@ -105,3 +105,10 @@ def test_a_real_harness_output_with_misfiled_doc_ids_meets_the_golden_record(tmp
     # same model and prompts as the golden record's official scores: no item flips on any CPU, since the smallest
     # dev margin is many times the largest cross-CPU drift (the tolerance chapter checks it at every build)
     assert result.only_a == result.only_b == [] and result.paired.difference == 0.0
+
+
+def test_a_gold_label_beyond_the_choices_and_a_nan_score_are_refused_with_the_run_and_item():
+    with pytest.raises(InvalidInputError, match="A: item 10 has gold label 2 but 2 candidates"):
+        compare_runs(_run("A", {"h1": (10, 2, (0.0, 1.0))}), _run("B", {"h1": (4, 2, (0.0, 1.0))}))
+    with pytest.raises(InvalidInputError, match=r"B: item 4 has a NaN score \[0.0, nan\]"):
+        compare_runs(_run("A", {"h1": (10, 1, (0.0, 1.0))}), _run("B", {"h1": (4, 1, (0.0, float("nan")))}))

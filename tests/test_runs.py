@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import InvalidInputError
+from evalcore.errors import InvalidInputError, RecordError
+from evalcore.records.store import read_record, write_record
 from evalcore.workflow.compare import compare_runs
 from evalcore.workflow.runs import read_run
 
@@ -70,3 +71,38 @@ def test_harness_outputs_are_read_from_the_trackers_files_and_matched_by_documen
     (tmp_path / "empty").mkdir()
     with pytest.raises(InvalidInputError, match="neither a run record"):
         read_run(str(tmp_path / "empty"))
+
+
+def test_a_run_records_non_finite_score_is_read_as_the_schema_stores_it(tmp_path):
+    record = read_record(GOLDEN)
+    del record["record_sha256"]
+    item = next(i for i in record["items"] if i["independent"]["prediction"] == 1)
+    item["independent"]["loglik"][0] = float("-inf")  # stored as the string "-inf": JSON has no spelling for it
+    item["independent"]["token_logprobs"][0] = [float("-inf")]
+    write_record(tmp_path, record)
+    assert '"-inf"' in (tmp_path / "run.json").read_text(encoding="utf-8")
+    assert read_run(str(tmp_path)).items[item["row_sha256"]][2][0] == float("-inf")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", r"samples_mc_1\.jsonl:1: not a logged sample"),
+        ('{"doc": {"q": 1}, "target": "1", "filtered_resps": [["-1.0", "False"], ["-2.0", "False"]]}', "doc_id"),
+        ('{"doc": {"q": 1}, "doc_id": 3, "target": "x", "filtered_resps": []}', "integer target"),
+        ('{"doc": {"q": 1}, "doc_id": 3, "target": "0", "filtered_resps": [["oops"]]}', "filtered_resps is not one"),
+        ("", "no logged sample"),
+    ],
+)
+def test_a_malformed_harness_log_is_refused_with_its_file_and_line(tmp_path, line, message):
+    (tmp_path / "samples_mc_1.jsonl").write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(RecordError, match=message):
+        read_run(str(tmp_path))
+
+
+def test_a_broken_results_file_beside_the_log_is_refused(tmp_path):
+    logged = '{"doc": {"q": 1}, "doc_id": 0, "target": "0", "filtered_resps": [["-1.0", "False"], ["-2.0", "False"]]}'
+    (tmp_path / "samples_mc_1.jsonl").write_text(logged + "\n", encoding="utf-8")
+    (tmp_path / "results_1.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(RecordError, match=r"results_1\.json: not the harness's results JSON"):
+        read_run(str(tmp_path))

@@ -229,12 +229,12 @@ def translate_sources(sources: Path, locale_dir: Path, language: str) -> dict[st
     """Translate in place every ``.md`` and ``.ipynb`` under ``sources`` (a built site's ``_sources``) whose
     page has a catalogue; return ``{file: prose blocks left untranslated}`` for the files that have any.
 
-    Each file is written whole to a temporary file and renamed over the English one.
+    Each file is written whole to a temporary file and renamed over the English one, readable as Sphinx left it
+    (the package's atomic writer).
     """
-    import os
-    import tempfile
-
     import nbformat
+
+    from evalcore.records.atomic import write_text_atomic
 
     problems: dict[str, list[str]] = {}
     outputs = _outputs_module().load_catalogue([str(locale_dir)], language)
@@ -256,8 +256,5 @@ def translate_sources(sources: Path, locale_dir: Path, language: str) -> dict[st
             text, missing = translate_markdown(text, catalogue)
         if missing:
             problems[path.relative_to(sources).as_posix()] = missing
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        write_text_atomic(path, text)
     return problems

@@ -90,6 +90,11 @@ def compare_runs(a: RunItems, b: RunItems, *, confidence: float = 0.95, seed: in
         if len(scores_a) != len(scores_b):
             raise InvalidInputError(f"row {key[:12]}… (id {id_a}) has {len(scores_a)} candidates in {a.name} and "
                                     f"{len(scores_b)} in {b.name}")  # fmt: skip
+        for run, item, scores in ((a, id_a, scores_a), (b, id_b, scores_b)):
+            if not 0 <= label < len(scores):
+                raise InvalidInputError(f"{run.name}: item {item} has gold label {label} but {len(scores)} candidates")
+            if any(score != score for score in scores):
+                raise InvalidInputError(f"{run.name}: item {item} has a NaN score {list(scores)}: no prediction")
         pred_a.append(argmax_first(scores_a))
         pred_b.append(argmax_first(scores_b))
         correct_a.append(int(pred_a[-1] == label))

@@ -35,8 +35,15 @@ class RunItems:
     """Items of the run that the chosen scorer did not score (a smoke run's official side)."""
 
 
+NON_FINITE = ("inf", "-inf", "nan")
+# a run record stores a non-finite score as one of these strings (JSON has no spelling for -inf)
+
+
 def _scores(value: Any, where: str) -> tuple[float, ...]:
-    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(v, (int, float)) for v in value):
+    def score(v: Any) -> bool:
+        return (isinstance(v, (int, float)) and not isinstance(v, bool)) or v in NON_FINITE
+
+    if not isinstance(value, list) or len(value) < 2 or not all(score(v) for v in value):
         raise RecordError(f"{where}: candidate scores must be a list of two numbers or more, got {value!r}")
     return tuple(float(v) for v in value)
 
@@ -126,23 +133,35 @@ def _harness_output(name: str, path: Path) -> RunItems:
     results = samples.with_name(f"results_{date}.json")
     protocol: dict[str, Any] = {}
     if results.is_file():
-        logged = json.loads(results.read_text(encoding="utf-8"))
-        protocol = {"config": logged.get("config", {}), "task": logged.get("configs", {}).get(task, {})}
+        try:
+            logged = json.loads(results.read_text(encoding="utf-8"))
+            configs = logged.get("configs") or {}
+            protocol = {"config": logged.get("config") or {}, "task": configs.get(task) or {}}
+        except (UnicodeDecodeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"{results}: not the harness's results JSON ({exc})") from None
+    try:
+        text = samples.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{samples}: not UTF-8 text ({exc})") from None
     items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
-    for number, line in enumerate(samples.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{samples}:{number}"
         try:
             sample = json.loads(line)
             doc, label = sample["doc"], int(sample["target"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise RecordError(f"{where}: not a logged sample with a doc and an integer target ({exc})") from None
-        item_id = doc["idx"] if isinstance(doc, dict) and isinstance(doc.get("idx"), int) else sample.get("doc_id")
+            idx = doc.get("idx") if isinstance(doc, dict) else None
+            item_id = idx if isinstance(idx, int) and not isinstance(idx, bool) else int(sample["doc_id"])
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problem = f"not a logged sample with a doc, a doc_id and an integer target ({exc!r})"
+            raise RecordError(f"{where}: {problem}") from None
         key = _content_key(doc)
         if key in items:
             raise RecordError(f"{where}: the same document is logged twice (also as item {items[key][0]})")
-        items[key] = (int(item_id), label, _logged_scores(sample.get("filtered_resps"), where))
+        items[key] = (item_id, label, _logged_scores(sample.get("filtered_resps"), where))
+    if not items:
+        raise RecordError(f"{samples}: no logged sample in it")
     return RunItems(name, protocol, items)
 
 
