@@ -109,6 +109,7 @@ build-book:
 # core and the run extra) are exactly the ones it imports.
 lint: setup
 	$(BIN)/ruff check evalcore tests scripts experiments book/_ext $(wildcard benchmarks notebooks/*.py)
+	$(BIN)/ruff format --check evalcore tests scripts experiments book/_ext benchmarks
 	$(BIN)/mypy
 	$(BIN)/deptry evalcore
 

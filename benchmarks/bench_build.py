@@ -98,6 +98,7 @@ def merge_runs(path: Path, run: dict) -> dict:
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
         runs = old["runs"] if "runs" in old else [{k: v for k, v in old.items() if k != "command"}]
+
     def key(r: dict) -> tuple:
         return r["arithmetic"].get("cpu_id") or r["arithmetic"].get("cpu_model"), r.get("cpus")
 

@@ -52,8 +52,10 @@ def main() -> int:
     (model, tokenizer), load_s = timed(load_model)
     _, gguf_load_s = timed(lambda: load_model(use_cache=False))
     train, validation = load_split("train"), load_split("validation")
-    sets = {"train": [train[i] for i in benchmark_train_ids(args.train_items)],
-            "dev": [validation[i] for i in dev_ids()]}
+    sets = {
+        "train": [train[i] for i in benchmark_train_ids(args.train_items)],
+        "dev": [validation[i] for i in dev_ids()],
+    }
     task = build_task(train, validation)
     lm = harness_lm(model, tokenizer)
     params = sum(p.numel() for p in model.parameters())

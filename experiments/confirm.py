@@ -25,6 +25,7 @@ OUT = Path(__file__).resolve().parent / "results" / "part3"
 
 MARKER, RECORD = seal_paths(OUT)
 
+
 def main() -> int:
     from evalcore.errors import RecordExistsError
 

@@ -40,12 +40,22 @@ ARITHMETICS: dict[str, dict[str, str]] = {
     "MKL AVX2": {"MKL_CBWR": "AVX2"},
     "MKL COMPATIBLE": {"MKL_CBWR": "COMPATIBLE"},
     "pinned": {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT"},
-    "pinned, 1 thread": {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT",
-                         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
-    "pinned, oneDNN AVX2": {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT",
-                            "ONEDNN_MAX_CPU_ISA": "AVX2"},
-    "pinned, MKL AVX2 only": {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE,STRICT",
-                              "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    "pinned, 1 thread": {
+        "ATEN_CPU_CAPABILITY": "default",
+        "MKL_CBWR": "COMPATIBLE,STRICT",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    },
+    "pinned, oneDNN AVX2": {
+        "ATEN_CPU_CAPABILITY": "default",
+        "MKL_CBWR": "COMPATIBLE,STRICT",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+    },
+    "pinned, MKL AVX2 only": {
+        "ATEN_CPU_CAPABILITY": "default",
+        "MKL_CBWR": "COMPATIBLE,STRICT",
+        "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    },
     "native again": {},
 }
 """Name -> environment added to the native one. "native again" checks bit-identical reruns."""

@@ -42,8 +42,6 @@ CHECK_SEED = "precision-check"
 COMMAND = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python experiments/precision.py"
 
 
-
-
 def check_ids() -> list[int]:
     """The seeded sample re-scored under the second arithmetic, ascending."""
     return sorted(random.Random(CHECK_SEED).sample(unsealed_ids(), CHECK_ITEMS))

@@ -221,8 +221,9 @@ def _write_config(config: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def _sphinx(root: Path, config_path: Path, outdir: Path, builder: str, strict: bool,
-            tags: list[str] | None = None) -> None:
+def _sphinx(
+    root: Path, config_path: Path, outdir: Path, builder: str, strict: bool, tags: list[str] | None = None
+) -> None:
     # Each build keeps its own doctrees beside its configuration: Sphinx refuses to reuse an
     # environment pickled by another builder, and the English build's must stay its own.
     from jupyter_book.sphinx import build_sphinx

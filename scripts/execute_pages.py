@@ -169,7 +169,8 @@ def warm_model_cache() -> None:
         subprocess.run([sys.executable, "-c", "from evalcore.models import load_model; load_model()"], check=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+# complexity allowed: the command: options, then one step after another
+def main(argv: list[str] | None = None) -> int:  # noqa: C901, PLR0912, PLR0915
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the book's directory (with _toc.yml)")
     parser.add_argument("--cache", type=Path, help="the execution cache (default: ROOT/_build/.jupyter_cache)")

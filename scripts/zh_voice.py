@@ -83,7 +83,7 @@ def with_marked_titles(text: str) -> str:
         return text
 
     def mark(match: re.Match[str]) -> str:
-        before, after = text[: match.start()], text[match.end():]
+        before, after = text[: match.start()], text[match.end() :]
         if before.endswith(("《", "“")) and after.startswith(("》", "”")):
             return match.group(0)
         return f"《{match.group(0)}》"
@@ -152,8 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, v in [*rows.items(), ("all", total)]:
         print(f"{name:40} {v.characters:7d} {v.pronouns:5d} {v.density:6.2f} {v.own:5d} {v.spaces:6d} {v.titles:6d}")
     if args.check and (total.density > MAX_DENSITY or total.spaces or total.titles):
-        print(f"zh_voice: density {total.density:.2f} (limit {MAX_DENSITY}), {total.spaces} visible spaces, "
-              f"{total.titles} unmarked titles", file=sys.stderr)
+        print(
+            f"zh_voice: density {total.density:.2f} (limit {MAX_DENSITY}), {total.spaces} visible spaces, "
+            f"{total.titles} unmarked titles",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -236,4 +236,3 @@ def test_confirm_rule_wrong_answers():
         check_confirm_rule([False, False, False, True], SCENARIOS)
     with pytest.raises(WrongAnswer, match="list of 4"):
         check_confirm_rule([True, False], SCENARIOS)
-

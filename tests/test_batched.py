@@ -46,7 +46,3 @@ def test_unknown_split_refused():
 def test_sealed_validation_rows_refused(validation):
     with pytest.raises(SealedItemError):
         score_rows_batched(None, None, [validation[confirm_ids()[0]]], split="validation")
-
-
-
-

@@ -13,9 +13,7 @@ import re
 import pytest
 from script_modules import ROOT
 
-PAGES = sorted(
-    [*(ROOT / "book").glob("part3-*.md"), ROOT / "book/precision.md", ROOT / "book/precision-flips.md"]
-)
+PAGES = sorted([*(ROOT / "book").glob("part3-*.md"), ROOT / "book/precision.md", ROOT / "book/precision-flips.md"])
 ABSENCE = re.compile(
     r"no (?:\w+[- ]){0,2}effect|no better than chance|where (?:it|they) (?:was|were)|is not evidence"
     r"|no difference|not shown to|no change (?:is )?detected|none detected|no detectable|not detectabl"

@@ -162,6 +162,7 @@ def test_kernels_started_side_by_side_never_share_an_address(tmp_path):
     from concurrent.futures import ProcessPoolExecutor
 
     import jupytext
+
     _execute = _script._execute
 
     page = tmp_path / "connection.md"

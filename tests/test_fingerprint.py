@@ -135,11 +135,15 @@ def test_numbers_are_written_as_ecmascript_writes_them(value, text):
 
 def test_rfc8785_section_3_2_2_example():
     numbers = "[333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001]"  # exact: RFC text, parsed only
-    source = r"""{
-      "numbers": """ + numbers + r""",
+    source = (
+        r"""{
+      "numbers": """
+        + numbers
+        + r""",
       "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
       "literals": [null, true, false]
     }"""
+    )
     expected = r"""{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"""
     expected += r""""string":"€$\u000f\nA'B\"\\\\\"/"}"""
     assert canonical_json(json.loads(source)) == expected.encode()
@@ -161,8 +165,9 @@ def test_integer_like_keys_sort_as_text():
 ORACLE_CASES = [
     SEED_A,
     WITH_FLOATS,
-    {"t": [0.1, 0.2, 1 / 3, 2**53 - 1, -(2**53 - 1), 1e300, 5e-324, 1.5e-9, 123456789.125,
-           0.30000000000000004]},  # exact: a literal parsed to one double on every CPU; only 1 / 3 is computed
+    {
+        "t": [0.1, 0.2, 1 / 3, 2**53 - 1, -(2**53 - 1), 1e300, 5e-324, 1.5e-9, 123456789.125, 0.30000000000000004]
+    },  # exact: a literal parsed to one double on every CPU; only 1 / 3 is computed
     {"\u20ac": 1, "\r": 2, "\ufb33": 3, "1": 4, "\U0001f600": 5, "\u0080": 6, "\u00f6": 7, "10": 8, "9": 9},
     {"s": 'tab\t nl\n quote" back\\ nul\x00 del\x7f ls\u2028 é 😀', "nested": [[], {}, [None, True, False]]},
 ]
@@ -422,8 +427,10 @@ def test_sorted_json_is_pythons_spelling_and_differs_from_rfc8785_where_the_book
 
 _NO_FLOATS = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
-    lambda c: st.lists(c, max_size=3)
-    | st.dictionaries(st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))), c, max_size=3),
+    lambda c: (
+        st.lists(c, max_size=3)
+        | st.dictionaries(st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))), c, max_size=3)
+    ),
     max_leaves=8,
 )
 

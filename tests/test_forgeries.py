@@ -32,10 +32,16 @@ EXPECTED = {
     "forged-no-official-ids": ("read", "record.settings.official_item_ids is missing"),
     "forged-zero-items": ("read", "record.items must not be empty"),
     "forged-smoke-prediction": (1, "item 168: independent prediction 0 but the argmax of its scores is 1"),
-    "forged-stderr": (1, "official acc_stderr 0.03143546156886549"  # exact: the committed record's value halved
-                         " is not lm-eval's stderr of the logged acc"),
-    "forged-token-logprobs": (1, "item 537: s_537,0 -4.347127914428711"  # exact: the committed score, read back
-                                 " is not the sum of its token log-probs"),
+    "forged-stderr": (
+        1,
+        "official acc_stderr 0.03143546156886549"  # exact: the committed record's value halved
+        " is not lm-eval's stderr of the logged acc",
+    ),
+    "forged-token-logprobs": (
+        1,
+        "item 537: s_537,0 -4.347127914428711"  # exact: the committed score, read back
+        " is not the sum of its token log-probs",
+    ),
     "forged-greedy": (3, "item 537: independent greedy flags [True, False] but the re-run gives [False, False]"),
     "forged-model": (1, "protocol.model.dtype is 'bfloat16', but a run of this book gives 'float32'"),
     "forged-data": (1, "protocol.data.digest is '1111111111111111111111111111111111111111111111111111111111111111'"),
@@ -149,8 +155,9 @@ def test_a_condition_that_claims_another_template_is_refused_by_the_recheck(tmp_
     by_name = {c.name: c for c in conditions(train)["a"]}
     _, rows = recheck_record(record, by_name, None, load_tokenizer(), train, validation, n_conditions=0, n_items=0)
     assert not rows[0]["ok"]
-    assert "set 0, k=2: protocol.prompt.template is 'Review: {{sentence}}\\nSentiment:', but its definition gives" in (
-        rows[0]["identity"]
+    assert (
+        "set 0, k=2: protocol.prompt.template is 'Review: {{sentence}}\\nSentiment:', but its definition gives"
+        in (rows[0]["identity"])
     )
 
 

@@ -61,10 +61,11 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     assert "arithmetic differs from the record's:" in lines
     assert any(line.startswith("  - cpu_capability: ") and line.endswith("-> 'DEFAULT'") for line in lines)
     pinned = env | PINNED_ARITHMETIC
-    assert f"  - env: {{}} -> {({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
+    assert f"  - env: {{}} -> { ({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
     verdict = lines[-1]
-    assert verdict.startswith("audit ok at level 3: 64 items, 128 scores compared; official vs independent "
-                              "bit-identical; ")
+    assert verdict.startswith(
+        "audit ok at level 3: 64 items, 128 scores compared; official vs independent bit-identical; "
+    )
     assert "re-run on another arithmetic: max |Δ| " in verdict
     assert f"within tolerance {format_tolerance(ABS_TOL)} (128 scores)" in verdict
 
@@ -100,7 +101,8 @@ def _forge_labels(record: dict, flip: list[int]) -> dict:
     forged["aggregate"]["official"]["acc"] = sum(o["acc"] for o in official) / len(official)
     forged["aggregate"]["official"]["acc_stderr"] = harness_stderr([o["acc"] for o in official])
     forged["aggregate"]["independent"]["acc"] = sum(
-        it["independent"]["prediction"] == it["label"] for it in forged["items"]) / len(forged["items"])
+        it["independent"]["prediction"] == it["label"] for it in forged["items"]
+    ) / len(forged["items"])
     records = [ledger_record(it["item_id"], it["official"]["acc"] == 1.0) for it in forged["items"]]
     forged["ledger"] = {"records": records, "summary": summarize_ledger(records)}
     forged["record_sha256"] = record_digest(forged)

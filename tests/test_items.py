@@ -42,6 +42,7 @@ def test_a_multi_token_sum_is_held_to_float32_rounding_and_no_closer():
             total = ind["loglik"][0]
             ind["continuation_ids"][0] = [3524, 3524]
             ind["token_logprobs"][0] = [total / 2, total / 2 + by * FLOAT32_UNIT * abs(total)]
+
         return edit
 
     assert not [p for p in level1(split(0.5)) if "sum of its token log-probs" in p]
@@ -63,9 +64,7 @@ def test_greedy_flags_that_differ_between_the_scorers_are_named():
     def edit(r):
         r["items"][0]["official"]["is_greedy"] = [True, False]
 
-    assert level1(edit) == [
-        "item 537: greedy flags differ (official [True, False], independent [False, False])"
-    ]
+    assert level1(edit) == ["item 537: greedy flags differ (official [True, False], independent [False, False])"]
 
 
 def test_candidate_hashes_are_derived_from_the_protocols_choices():

@@ -99,8 +99,11 @@ def test_weights_edited_with_their_manifest_are_refused(tmp_path, monkeypatch):
     assert read_cache_manifest(forged)["files"]
     pinned = committed_weights(res)
     assert pinned is not None  # the pinned libraries have a committed conversion; otherwise this proves nothing
-    with pytest.raises(ModelUnavailableError, match=rf"hashes to [0-9a-f]{{64}}, not to the conversion this "
-                                                    rf"package pins \({pinned}\)"):
+    with pytest.raises(
+        ModelUnavailableError,
+        match=rf"hashes to [0-9a-f]{{64}}, not to the conversion this "
+        rf"package pins \({pinned}\)",
+    ):
         read_cache_manifest(forged, expect=res)
 
 

@@ -60,6 +60,12 @@ def test_split_task_solution(names):
 
 
 def test_the_page_grades_each_of_its_exercises():
-    labels = ["practice-fp", "practice-splits", "practice-ledger",
-              "practice-fewshot", "practice-merge", "practice-capstone"]
+    labels = [
+        "practice-fp",
+        "practice-splits",
+        "practice-ledger",
+        "practice-fewshot",
+        "practice-merge",
+        "practice-capstone",
+    ]
     assert list(graded_exercises(PAGE)) == exercise_labels(PAGE) == labels

@@ -18,7 +18,6 @@ import evalcore
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = sorted((ROOT / "evalcore" / "book").glob("*.py"))
 CORE = sorted(p for p in (ROOT / "evalcore").rglob("*.py") if p not in BOOK)
-MAX_LINES = 300
 
 
 def test_every_public_name_resolves():
@@ -34,6 +33,7 @@ def test_version_comes_from_the_installed_metadata():
 
 def test_dependencies_declared_and_typed_marker_shipped():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
     def names(reqs: list[str]) -> set[str]:
         return {d.split("=")[0].split("<")[0].split(">")[0] for d in reqs}
 
@@ -51,8 +51,6 @@ def test_importing_evalcore_does_not_import_torch_or_the_harness():
     assert done.stdout.strip() == "[]"
 
 
-
-
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = set()
@@ -68,11 +66,6 @@ def _imports(path: Path) -> set[str]:
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_core_modules_never_import_the_book_helpers(path):
     assert not {m for m in _imports(path) if m.startswith("evalcore.book")}
-
-
-@pytest.mark.parametrize("path", CORE + BOOK, ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_modules_stay_within_the_house_line_limit(path):
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
 
 PUBLIC = [p for p in CORE if not p.name.startswith("_") or p.name == "__init__.py"]

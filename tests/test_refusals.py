@@ -60,8 +60,13 @@ EXPECTED = {
     "record-item-removed": ("RecordError", "the record was edited after it was written"),
     "record-fingerprint-edited": ("RecordError", "the record was edited after it was written"),
     # the moved score no longer sums its token log-prob, and here it also moves the argmax: the first message says so
-    "record-score-redigested": ("exit 1", re.compile(r"audit FAILED: item (\d+): (independent prediction [01] but the "
-                                                     r"argmax of its scores is [01]|s_\1,0 -\d+\.\d+ is not the sum)")),
+    "record-score-redigested": (
+        "exit 1",
+        re.compile(
+            r"audit FAILED: item (\d+): (independent prediction [01] but the "
+            r"argmax of its scores is [01]|s_\1,0 -\d+\.\d+ is not the sum)"
+        ),
+    ),
     "record-item-redigested": ("audit report", "are not the protocol's item_ids (missing: [771]; extra: [])"),
     "record-fingerprint-redigested": ("audit report", "fingerprint does not match the recorded protocol"),
     "record-truncated": ("RecordError", "is not valid JSON"),
@@ -69,22 +74,36 @@ EXPECTED = {
     "run-read-only-dir": ("exit 3", "PermissionError: cannot write a run record in <tmp>/"),
     "run-killed": ("exit 2", "status is 'incomplete'"),
     "run-failed": ("RecordError", "status is 'failed' (HubUnavailableError: model HuggingFaceTB/SmolLM2-135M-Instruct"),
-    "record-labels-forged": ("exit 1", re.compile(r"audit FAILED: item \d+: the record's label [01] is not the "
-                                                  r"data's gold label [01] \(and 3 more\)")),
+    "record-labels-forged": (
+        "exit 1",
+        re.compile(
+            r"audit FAILED: item \d+: the record's label [01] is not the "
+            r"data's gold label [01] \(and 3 more\)"
+        ),
+    ),
     "record-reordered": ("audit report", "the items are the protocol's item_ids in another order (position 0: item"),
     "record-overflow": ("RecordError", "not valid JSON (number -1e400 is outside the range of a double)"),
     "run-overwrite-fails": ("exit 2", "DataUnavailableError: $EVALBOOK_SST2_DIR=<tmp>/no-data is not a directory"),
     "run-interrupted": ("exit 130", "interrupted (SIGINT, Ctrl-C) during run; nothing was completed"),
-    "run-live-audited": ("exit 2", re.compile(r"status is 'incomplete': a run in progress \(pid \d+ on this host, "
-                                              r"started at .*\) is writing it; wait for it to finish")),
+    "run-live-audited": (
+        "exit 2",
+        re.compile(
+            r"status is 'incomplete': a run in progress \(pid \d+ on this host, "
+            r"started at .*\) is writing it; wait for it to finish"
+        ),
+    ),
     "run-out-is-file": ("exit 2", "notes.txt is a file; a run writes a directory (DIR/run.json): choose a directory"),
     "ids-superscript": ("exit 2", "--items: ['²'] are neither dev/confirm/validation nor validation ids (ASCII digits"),
     "ids-arabic-indic": ("exit 2", "--items: ['١٢'] are neither dev/confirm/validation nor validation ids"),
     "ids-confirm-listed": ("exit 2", ", …] (128 ids) belong to the sealed confirm set"),
-    "model-cache-no-manifest": ("ModelUnavailableError", "is a directory without a manifest (evalbook-manifest.json); "
-                                                         "delete that directory to rebuild it"),
-    "model-cache-unwritable": ("NotADirectoryError", "a-file/evalbook: Not a directory; set $EVALBOOK_CACHE to a "
-                                                     "writable directory"),
+    "model-cache-no-manifest": (
+        "ModelUnavailableError",
+        "is a directory without a manifest (evalbook-manifest.json); delete that directory to rebuild it",
+    ),
+    "model-cache-unwritable": (
+        "NotADirectoryError",
+        "a-file/evalbook: Not a directory; set $EVALBOOK_CACHE to a writable directory",
+    ),
     "cache-nan": ("InvalidInputError", "is unreadable: InvalidInputError: NaN is not JSON"),
     "cache-hand-edited": ("InvalidInputError", "entry_sha256 is not the digest of its key and scores"),
     "cache-inf": ("InvalidInputError", "is unreadable: InvalidInputError: -Infinity is not JSON"),
@@ -95,8 +114,10 @@ EXPECTED = {
     "part3-scores-swapped": ("RecordError", "k=0: items_sha256 is not the digest of its items"),
     "part3-demos-missing": ("RecordError", "k=0: item 13: no demo list (demos is None)"),
     "part3-label-flipped": ("RecordError", "item 13: stored label 0 is not the data's gold label 1"),
-    "part3-confirm-dangling": ("RecordExistsError", "confirm.json is already there (a dangling link); the confirm set "
-                                                    "is opened once"),
+    "part3-confirm-dangling": (
+        "RecordExistsError",
+        "confirm.json is already there (a dangling link); the confirm set is opened once",
+    ),
     "data-not-utf8": ("exit 2", "DataIntegrityError: <tmp>/"),
     "data-not-utf8-run": ("exit 2", "dev.tsv: line 43 (row idx 41) is not UTF-8: byte 0xFF at offset"),
     "data-not-utf8-audit": ("exit 2", "dev.tsv: line 43 (row idx 41) is not UTF-8: byte 0xFF at offset"),

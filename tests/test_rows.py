@@ -259,7 +259,10 @@ def test_a_byte_that_is_not_utf8_is_refused_with_its_line_and_offset(tmp_path, s
 
     raw = (sst2_dir / "dev.tsv").read_bytes()
     start = raw.index(b"\n") + 1  # row idx 0 begins on line 2
-    (tmp_path / "dev.tsv").write_bytes(raw[:start + 3] + b"\xff" + raw[start + 4:])
-    with pytest.raises(DataIntegrityError, match=rf"dev\.tsv: line 2 \(row idx 0\) is not UTF-8: byte 0xFF at "
-                                                 rf"offset {start + 3} \(column 4, invalid start byte\)"):
+    (tmp_path / "dev.tsv").write_bytes(raw[: start + 3] + b"\xff" + raw[start + 4 :])
+    with pytest.raises(
+        DataIntegrityError,
+        match=rf"dev\.tsv: line 2 \(row idx 0\) is not UTF-8: byte 0xFF at "
+        rf"offset {start + 3} \(column 4, invalid start byte\)",
+    ):
         read_tsv(tmp_path / "dev.tsv")

@@ -27,8 +27,13 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 TERMS = load_script("scripts/check_catalogues.py").load_terms()
 reads_as_english = load_script("book/_ext/translated_glue.py").reads_as_english
 outputs = load_script("book/_ext/translated_outputs.py")
-ZH_SCREENSHOTS = ("book/the-chain.html", "book/splits.html", "book/part3-fewshot.html", "book/part3-confirm.html",
-                  "book/refusals.html")
+ZH_SCREENSHOTS = (
+    "book/the-chain.html",
+    "book/splits.html",
+    "book/part3-fewshot.html",
+    "book/part3-confirm.html",
+    "book/refusals.html",
+)
 """Chinese pages photographed at every site check (``_build/screenshots/zh_CN-*.png``)."""
 
 
@@ -45,8 +50,17 @@ class ProseBlocks(HTMLParser):
 
     BLOCKS = frozenset({"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "th", "td", "dt", "figcaption", "caption"})
     SKIP = frozenset({"pre", "code", "script", "style", "kbd", "samp"})
-    SKIP_CLASSES = ("math", "cell_output", "output", "pasted-text", "highlight", "sig", "notranslate", "headerlink",
-                    "citation")  # a reference cites its work in the work's own language
+    SKIP_CLASSES = (
+        "math",
+        "cell_output",
+        "output",
+        "pasted-text",
+        "highlight",
+        "sig",
+        "notranslate",
+        "headerlink",
+        "citation",
+    )  # a reference cites its work in the work's own language
     # The CLI reference is the program's own --help text (sphinx-argparse renders the parser), which the
     # program prints in English; it is exempt here as code is.
 
@@ -206,8 +220,10 @@ def prose_lines(markdown: str) -> list[str]:
 
 
 def test_prose_lines_skip_code_and_keep_prose():
-    text = ("---\njupytext:\n  format_name: myst\n---\n# Title\n\n"
-            "```{code-cell} ipython3\nprint('code words here')\n```\n:label: ex-one\nA `x` line.")
+    text = (
+        "---\njupytext:\n  format_name: myst\n---\n# Title\n\n"
+        "```{code-cell} ipython3\nprint('code words here')\n```\n:label: ex-one\nA `x` line."
+    )
     assert prose_lines(text) == ["# Title", "A `x` line."]
 
 

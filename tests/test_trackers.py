@@ -84,8 +84,7 @@ def test_tracker_hashes_only_non_empty_strings():
     plain = saved_results([_sample("a")], system_instruction="", chat_template="", **common)
     assert plain["model_name"] == "org/model"
     assert plain["system_instruction_sha"] is None and plain["chat_template_sha"] is None
-    full = saved_results([_sample("a")], system_instruction="Be brief.", chat_template="{{x}}",
-                         **common)
+    full = saved_results([_sample("a")], system_instruction="Be brief.", chat_template="{{x}}", **common)
     assert full["system_instruction_sha"] == sha256_text("Be brief.")
     assert full["chat_template_sha"] == sha256_text("{{x}}")
     assert saved_results([_sample("a")])["model_name"] is None  # nothing logged, nothing recorded

@@ -41,7 +41,13 @@ def test_ranges_counts_and_yes_no_are_written_in_chinese_by_rule():
     assert glue.localize_value("45 of 64", "zh_CN") == "64 个中的 45 个"
     assert glue.localize_value("+0.01 (-0.09 to +0.11)", "zh_CN") == "+0.01（-0.09 至 +0.11）"
     assert [glue.localize_value(w, "zh_CN") for w in ("yes", "no", "none", "True", "False", "mean")] == [
-        "是", "否", "无", "是", "否", "均值"]
+        "是",
+        "否",
+        "无",
+        "是",
+        "否",
+        "均值",
+    ]
     for kept in ("held", "from 4.3 items/s at batch size 1 to 9.0", "0.734"):
         assert glue.localize_value(kept, "zh_CN") == kept
     assert glue.localize_value("0.40 to 0.66", "en") == "0.40 to 0.66"

@@ -24,8 +24,12 @@ def test_a_space_between_chinese_and_a_chinese_link_or_role_is_visible_and_goes(
 
 @pytest.mark.parametrize(
     "text",
-    ["共 {glue:text}`n` 个样本", "调用 {py:func}`evalcore.audit` 时", "用 {term}`SST-2 <task>` 的开发集",
-     "见 `run.json` 文件"],
+    [
+        "共 {glue:text}`n` 个样本",
+        "调用 {py:func}`evalcore.audit` 时",
+        "用 {term}`SST-2 <task>` 的开发集",
+        "见 `run.json` 文件",
+    ],
 )
 def test_a_space_beside_a_number_code_or_a_latin_name_stays(text):
     assert voice.visible_spaces(text) == []

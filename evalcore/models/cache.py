@@ -76,8 +76,12 @@ WEIGHTS = "model.safetensors"
 """The weights file of a cache entry."""
 
 CONVERTED_WEIGHTS: dict[tuple[str, str, str, str], str] = {
-    ("smollm2-135m-instruct-q4_1", "4.57.6", "2.13.0", "0.8.0"):
-        "a672150fb4f99d7c8f4168cecdd464069c0ef3a37d8113f22ddb9d48031d03cd",
+    (
+        "smollm2-135m-instruct-q4_1",
+        "4.57.6",
+        "2.13.0",
+        "0.8.0",
+    ): "a672150fb4f99d7c8f4168cecdd464069c0ef3a37d8113f22ddb9d48031d03cd",
 }
 """SHA-256 of the converted weights file, by (model, transformers, torch, safetensors) public versions.
 

@@ -170,7 +170,8 @@ def _differs(stored: Any, again: Any) -> bool:
     return bool(stored != again)
 
 
-def confirm_problems(record: Mapping[str, Any], dev_records: Mapping[str, Mapping[str, Any]]) -> list[str]:
+# complexity allowed: one check per field of the confirm record, each a plain if
+def confirm_problems(record: Mapping[str, Any], dev_records: Mapping[str, Mapping[str, Any]]) -> list[str]:  # noqa: C901, PLR0912
     """Everything the confirm record says that the rule, the dev records and its own outcomes re-derive.
 
     The rule's text and hash; the choice and every dev accuracy, by applying the rule to the

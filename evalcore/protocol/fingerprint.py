@@ -49,7 +49,8 @@ def _int_for_message(n: int) -> str:
     return str(n) if n.bit_length() <= 256 else f"a {n.bit_length()}-bit integer"
 
 
-def _plain(obj: Any, path: str, active: set[int]) -> Any:
+# complexity allowed: one branch per JSON type, the canonical encoding in one place
+def _plain(obj: Any, path: str, active: set[int]) -> Any:  # noqa: C901, PLR0912
     """Return ``obj`` as plain JSON data (dict, list, str, int, float, bool, None), or raise."""
     where = path or "<root>"
     if obj is None or isinstance(obj, bool):

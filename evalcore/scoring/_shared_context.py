@@ -120,9 +120,7 @@ def score_requests_shared(
                     rest[i] = list(F.log_softmax(logits[row, : len(tail)], dim=-1))
             for n, index in enumerate(members):
                 cand = candidates[index]
-                picked, _, _ = continuation_scores(
-                    torch.stack([first, *rest.get(index, [])]), cand.continuation_ids
-                )
+                picked, _, _ = continuation_scores(torch.stack([first, *rest.get(index, [])]), cand.continuation_ids)
                 cost = (len(context_ids) if n == 0 else 0) + len(cand.continuation_ids) - 1
                 results[index] = RequestScore(cand, picked, sum(picked), cost)
     return [results[i] for i in range(len(candidates))]
