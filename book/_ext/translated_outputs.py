@@ -181,7 +181,6 @@ def output_messages(notebooks: Iterable[Any]) -> list[str]:
     return list(seen)
 
 
-
 def translate_message(text: str, catalogue: dict[str, str]) -> str | None:
     """``text`` translated as it is (a header, a condition's name) or through its template, or None if the
     catalogue has no translation of it."""

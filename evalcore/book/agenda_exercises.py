@@ -40,7 +40,6 @@ SINGLE_CHANGES = ("prompt form: Review/Sentiment", "chat template", "greedy gene
 """Experiment f's conditions that each change one of the article's three changes alone."""
 
 
-
 def _names(name: str, value: Any, allowed: Iterable[str]) -> set[str]:
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise WrongAnswer(f"{name} must be a set (or list) of condition names, got {value!r}")

@@ -26,7 +26,6 @@ Q_TOL = 1e-9
 """Q is a ratio of integer sums: a right answer matches it to rounding."""
 
 
-
 def _width(interval: tuple[float, float]) -> float:
     return interval[1] - interval[0]
 
