@@ -112,3 +112,12 @@ def test_a_gold_label_beyond_the_choices_and_a_nan_score_are_refused_with_the_ru
         compare_runs(_run("A", {"h1": (10, 2, (0.0, 1.0))}), _run("B", {"h1": (4, 2, (0.0, 1.0))}))
     with pytest.raises(InvalidInputError, match=r"B: item 4 has a NaN score \[0.0, nan\]"):
         compare_runs(_run("A", {"h1": (10, 1, (0.0, 1.0))}), _run("B", {"h1": (4, 1, (0.0, float("nan")))}))
+
+
+def test_a_run_without_a_protocol_is_reported_as_unknown_not_as_equal():
+    rows = {"h1": (1, 1, (0.0, 1.0)), "h2": (2, 0, (1.0, 0.0))}
+    known, bare = _run("A", rows), RunItems("B", {}, rows)
+    result = compare_runs(known, bare)
+    assert result.unknown_protocol == ("B",)
+    assert "protocol fields that differ: unknown (B records no protocol: no results file)" in format_comparison(result)
+    assert compare_runs(known, _run("B", rows)).unknown_protocol == ()

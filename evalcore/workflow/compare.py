@@ -64,6 +64,9 @@ class Comparison:
     """The protocols list the same item ids in another order (left out of :attr:`differences`)."""
     confidence: float = 0.95
     """Of every interval."""
+    unknown_protocol: tuple[str, ...] = ()
+    """The runs that record no protocol (a harness log with no results file beside it): their fields are unknown,
+    not equal, so no difference is reported."""
 
 
 def _positive_share(predictions: Sequence[int]) -> float:
@@ -126,6 +129,7 @@ def compare_runs(a: RunItems, b: RunItems, *, confidence: float = 0.95, seed: in
         only_in_b=len(b.items) - len(shared),
         reordered=reordered,
         confidence=confidence,
+        unknown_protocol=tuple(label for label, run in (("A", a), ("B", b)) if not run.protocol),
     )
 
 
@@ -176,7 +180,10 @@ def format_comparison(result: Comparison) -> str:
     ]
     if result.reordered:
         lines.append("protocol item ids: the same ids in another order (the comparison matches rows by content)")
-    if result.differences:
+    if result.unknown_protocol:
+        which = " and ".join(result.unknown_protocol)
+        lines.append(f"protocol fields that differ: unknown ({which} records no protocol: no results file)")
+    elif result.differences:
         lines.append(f"protocol fields that differ ({len(result.differences)}):")
         lines += [f"  {d.path}: {_value(d.a)} -> {_value(d.b)}" for d in result.differences[:25]]
         if len(result.differences) > 25:
