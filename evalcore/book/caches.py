@@ -31,6 +31,7 @@ from typing import Any
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
+from evalcore.harness import logs
 from evalcore.harness.official import evaluate, require_pinned_harness
 from evalcore.harness.registry import official_task_config
 from evalcore.protocol.digest import sha256_text
@@ -230,14 +231,8 @@ def expected_contexts(
 
 
 def harness_doc_hash(doc: Mapping[str, Any]) -> str:
-    """A document hashed as lm-eval 0.4.9.2 hashes ``doc_hash``: SHA-256 of ``json.dumps(doc, indent=2,
-    default=handle_non_serializable, ensure_ascii=False)``, with the harness's own fallback for values
-    JSON has no spelling for (``utils.handle_non_serializable``)."""
-    import json
-
-    from lm_eval.utils import handle_non_serializable
-
-    return sha256_text(json.dumps(doc, indent=2, default=handle_non_serializable, ensure_ascii=False))
+    """A document hashed as lm-eval 0.4.9.2 hashes ``doc_hash`` (:func:`evalcore.harness.logs.harness_doc_hash`)."""
+    return logs.harness_doc_hash(doc)
 
 
 def doc_hash_checks(run: HarnessRun) -> list[bool]:

@@ -66,6 +66,8 @@ class OfficialRun:
     """Wall time of ``simple_evaluate``."""
     recorded_dtype: str | None = None
     """The ``model_dtype`` the harness wrote into its results' ``config``, or None when it wrote none."""
+    output: dict[str, Any] = field(default_factory=dict, repr=False)
+    """``simple_evaluate``'s whole return value, as :func:`evalcore.harness.logs.write_logs` writes it to disk."""
 
 
 def require_pinned_harness(dist: Distribution | None = None) -> HarnessFileReport:
@@ -232,4 +234,5 @@ def evaluate(
         ids_passed=list(passed),
         recorded_dtype=str(out["config"]["model_dtype"]) if "model_dtype" in out["config"] else None,
         seconds=seconds,
+        output=out,
     )
