@@ -224,7 +224,21 @@ def build_parser() -> argparse.ArgumentParser:
         compare.add_argument(name, help=f"the {which} run: a run directory, its run.json, or PART3.json#CONDITION")
     compare.add_argument("--scorer", choices=["independent", "official"], default="independent",
                          help="which scores of a run record to compare (default: independent)")  # fmt: skip
+    check = sub.add_parser("check-harness", help="audit an lm-eval output directory written with --log_samples")
+    check.add_argument("dir", help="the harness's --output_path")
+    check.add_argument("--include-path", help="folder of the task's YAML, for a task outside lm-eval's registry")
+    check.add_argument("--rescore", type=int, default=0, metavar="N",
+                       help="re-score N logged samples per task with evalcore's scorer (loads --model)")  # fmt: skip
+    check.add_argument("--model", default=None, choices=sorted(MODELS), help="model for --rescore (registry name)")
+    check.add_argument("--seed", type=int, default=0, help="seed of the --rescore draw (default 0)")
     return parser
+
+
+def _check_harness(args: argparse.Namespace) -> int:
+    from evalcore.workflow.checkharness import check_command
+
+    return check_command(args.dir, include_path=args.include_path, rescore=args.rescore, model_name=args.model,
+                         seed=args.seed)  # fmt: skip
 
 
 def _show_log() -> None:
@@ -248,7 +262,8 @@ def _main(argv: Sequence[str] | None, *, leaving: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if args.verbose:
         _show_log()
-    handler = {"prepare": _prepare, "run": _run, "audit": _audit, "compare": _compare}[args.command]
+    handler = {"prepare": _prepare, "run": _run, "audit": _audit, "compare": _compare,
+               "check-harness": _check_harness}[args.command]  # fmt: skip
     with signal_watch(ignore_after_stop=leaving) as watch:
         try:
             if getattr(args, "arithmetic", None) == "pinned":
