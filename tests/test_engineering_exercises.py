@@ -199,3 +199,38 @@ def test_time_shares_wrong_answers():
         check_time_shares(runner_up, 1 / (1 - share["vocabulary projection"]), FAIR)
     with pytest.raises(WrongAnswer, match="1 / \\(1 - the two"):
         check_time_shares(runner_up, 2.0, FAIR)
+
+
+@pytest.fixture(scope="module")
+def bugged_dir(tmp_path_factory, train, validation):
+    """A run of the pinned harness with unsorted ids (a stand-in model: the ids are the point), as the tracker
+    writes it."""
+    from evalcore.book.trackers import stand_in_lm
+    from evalcore.harness import official_task_config, write_logs
+    from evalcore.harness.official import evaluate
+
+    run = evaluate(stand_in_lm(), official_task_config(train, validation), [31, 9, 2, 20, 14, 5])
+    return write_logs(run.output, tmp_path_factory.mktemp("bugged"))
+
+
+@pytest.mark.slow
+def test_misfiled_page_solution(bugged_dir):
+    verdict = run_page_solution("book/auditing-your-runs.md", "audit-misfiled", {"dirs": {"bugged": bugged_dir}})
+    assert verdict.startswith("correct: 6 of 6 lines")
+
+
+@pytest.mark.slow
+def test_misfiled_wrong_answers(bugged_dir):
+    from evalcore.book.engineering_exercises import check_misfiled
+    from evalcore.harness import find_logs
+
+    [log] = find_logs(bugged_dir)
+    right = {s.doc_id: s.doc["idx"] for s in log.samples if s.doc_id != s.doc["idx"]}
+    with pytest.raises(NotAnswered):
+        check_misfiled(None, bugged_dir)
+    with pytest.raises(WrongAnswer, match="must be a dict"):
+        check_misfiled(list(right.items()), bugged_dir)
+    with pytest.raises(WrongAnswer, match="key by the logged doc_id"):
+        check_misfiled({v: k for k, v in right.items()}, bugged_dir)
+    with pytest.raises(WrongAnswer, match="compare each line"):
+        check_misfiled(dict(list(right.items())[:2]), bugged_dir)

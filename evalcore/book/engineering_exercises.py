@@ -27,6 +27,7 @@ from evalcore.sst2.selection import DEV_SIZE, SALT, VALIDATION_SIZE, confirm_ids
 __all__ = [
     "OTHER_SALT",
     "check_exit_statuses",
+    "check_misfiled",
     "check_pinned_versions",
     "check_salted_order",
     "check_speedup",
@@ -298,3 +299,35 @@ def check_time_shares(runner_up: Any, gain: Any, fair: Mapping[str, Any]) -> str
             raise WrongAnswer("remove the log-softmax's share too")
         raise WrongAnswer(f"gain {gain!r}: 1 / (1 - the two groups' shares of the wall time)")
     return f"correct: {ranked[0]}; without it and the log-softmax ({100 * removed:.1f} %), {right:.2f} times as fast"
+
+
+def check_misfiled(moved: Any, directory: str | Path) -> str:
+    """*Auditing your own runs*: the bugged run's misfiled lines, read from its samples file.
+
+    Args:
+        moved: the reader's answer, ``{logged doc_id: the index of the document on that line}``.
+        directory: the bugged run's output directory.
+
+    Returns:
+        A verdict that starts with ``correct``.
+
+    Raises:
+        NotAnswered: ``moved`` is still ``None``.
+        WrongAnswer: not a dict, or other lines; the message names the slip it matches.
+    """
+    from evalcore.harness.logs import find_logs
+
+    moved = given("moved", moved)
+    if not isinstance(moved, Mapping):
+        raise WrongAnswer(f"moved must be a dict from logged doc_id to document index, got {type(moved).__name__}")
+    [log] = find_logs(directory)
+    every = {s.doc_id: s.doc["idx"] for s in log.samples}
+    right = {i: idx for i, idx in every.items() if i != idx}
+    answer = dict(moved)
+    if answer == right:
+        return f"correct: {len(right)} of {len(every)} lines hold another document than their doc_id names"
+    if answer == {idx: i for i, idx in right.items()}:
+        raise WrongAnswer("that maps each document to the doc_id it was filed under: key by the logged doc_id")
+    if answer == every:
+        raise WrongAnswer("keep only the lines whose doc_id differs from their document's index")
+    raise WrongAnswer(f"{len(answer)} entries; compare each line's doc_id with its doc['idx']")
