@@ -139,14 +139,78 @@ def test_the_second_task_holds_and_a_missing_task_is_named(tmp_path, monkeypatch
     del out["config"]["fewshot_seed"]
     [unseeded] = check_harness(write_logs(out, tmp_path / "unseeded"), include_path=FIXTURE)
     assert any("which the results file does not name" in n for n in unseeded.notes)
+    assert not any("replayed" in c or "rebuilt" in c for c in unseeded.checked)  # nothing claimed it did not do
 
 
-def test_bad_directories_and_options_are_refused(tmp_path):
+def test_bad_directories_and_options_are_refused(tmp_path, capsys, train, validation):
     with pytest.raises(InvalidInputError, match="no directory at"):
         check_harness(tmp_path / "absent")
     with pytest.raises(InvalidInputError, match="run lm-eval with --log_samples"):
         check_harness(tmp_path)
     assert main(["check-harness", str(tmp_path)]) == 2
+    assert main(["check-harness", str(tmp_path), "--rescore", "-1"]) == 2  # refused before any model loads
+    assert "--rescore must be an int >= 0, got -1" in capsys.readouterr().err
+    assert main(["check-harness", str(tmp_path), "--model", "smollm2-135m-instruct-q4_1"]) == 2
+    assert "is used only with --rescore" in capsys.readouterr().err
+    [log] = find_logs(_written(tmp_path / "run", train, validation, [2, 5]))
+    with pytest.raises(InvalidInputError, match="with a model when > 0"):
+        check_log(log, rescore=2)
+
+
+def test_several_tasks_a_missing_results_file_a_chat_template_and_edited_lines(tmp_path, train, validation):
+    both = tmp_path / "both"
+    _written(both, train, validation, [2, 5, 9])
+    monkeypatch = pytest.MonkeyPatch()
+    with monkeypatch.context() as m:
+        m.chdir(ROOT)
+        write_logs(_second_task(stand_in_lm(), 0), both)
+    assert sorted(r.task for r in check_harness(both, include_path=FIXTURE) if r.ok) == ["evalbook_mcq", "sst2"]
+    bare = _written(tmp_path / "bare", train, validation, [2, 5, 9])
+    [results] = bare.glob("results_*.json")
+    templated = json.loads(results.read_text())
+    results.unlink()  # a samples file alone: what needs the results file is said to be unchecked, not passed
+    [alone] = check_harness(bare)
+    assert alone.ok and any("does not say how many shots" in n for n in alone.notes)
+    assert any("no results file" in n for n in alone.notes) and alone.fingerprints == (None, None)
+    templated["chat_template"] = "{{ messages }}"
+    results.write_text(json.dumps(templated))
+    [chat] = check_harness(bare)
+    assert any(n.startswith("prompts not rebuilt: the run set chat_template") for n in chat.notes)
+    assert not any("rebuilt" in c for c in chat.checked)
+    [samples] = bare.glob("samples_*.jsonl")
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join([lines[0], lines[0], lines[2]]) + "\n")  # line 2 replaced by a copy of line 1
+    problems = _problems(bare)
+    assert any(p.startswith("a doc_id is logged twice: 1 of 3 samples (line 2") for p in problems)
+    templated.update(chat_template=None, config={**templated["config"], "limit": 3})
+    templated["n-samples"]["sst2"]["effective"] = 3
+    results.write_text(json.dumps(templated))
+    samples.write_text("\n".join(lines[:2]) + "\n")  # with --limit the count is the harness's own: a line is lost
+    assert any(p.startswith("n-samples says 3 effective samples, the log holds 2") for p in _problems(bare))
+
+
+def test_a_hub_task_with_validation_and_test_splits_is_rebuilt_from_the_logged_documents(tmp_path):
+    import yaml
+
+    from evalcore.harness.rebuild import evaluate_config
+
+    rows = [{"q": q, "choices": ["x", "y z", "w"], "answer": n % 3} for n, q in enumerate("abcd")]
+    data = tmp_path / "test.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    files = {"data_files": {"test": str(data)}}
+    local = {"task": "evalbook_hubshaped", "dataset_path": "json", "dataset_kwargs": files,
+             "validation_split": "validation", "test_split": "test", "output_type": "multiple_choice",
+             "doc_to_text": "{{q}}", "doc_to_choice": "{{choices}}", "doc_to_target": "answer",
+             "metric_list": [{"metric": "acc"}]}  # fmt: skip
+    out = write_logs(evaluate_config(stand_in_lm(), {**local, "validation_split": None}, num_fewshot=0,
+                                     fewshot_seed=0), tmp_path / "out")  # fmt: skip
+    (tmp_path / "tasks").mkdir()  # the registry's version reads the Hub, as arc_easy does
+    hub = {**local, "dataset_path": "evalbook/not-downloaded", "dataset_kwargs": None}
+    (tmp_path / "tasks" / "hub.yaml").write_text(yaml.safe_dump(hub))
+    [result] = check_harness(out, include_path=tmp_path / "tasks")
+    assert result.ok, format_check(result)
+    assert any("are not local files" in n for n in result.notes)
+    assert any("at 0 shots" in c for c in result.checked) and not any("doc_id against" in c for c in result.checked)
 
 
 @pytest.mark.model
@@ -167,6 +231,16 @@ def test_real_runs_of_both_tasks_rescore_within_the_tolerance(tmp_path, monkeypa
         [line] = [c for c in result.checked if "re-scored independently" in c]
         worst = float(line.split("= ")[1].split(",")[0])
         assert worst <= ABS_TOL  # official and independent agree on every re-scored request
+    # a logged score moved by 0.01: the re-score, and only it, names the line
+    [samples] = sst2.glob("samples_*.jsonl")
+    first, *rest = samples.read_text().splitlines()
+    entry = json.loads(first)
+    entry["resps"][0][0][0] = str(float(entry["resps"][0][0][0]) + 0.01)
+    samples.write_text("\n".join([json.dumps(entry), *rest]) + "\n")
+    [log] = find_logs(sst2)
+    result = check_log(log, rescore=4, model=model, tokenizer=tokenizer)
+    [problem] = result.problems
+    assert problem.startswith("re-scored beyond the tolerance: 1 of 4 samples (line 1")
     assert {len(r) for s in find_logs(mcq)[0].samples for r in [s.requests]} == {4}  # four multi-token choices
 
 

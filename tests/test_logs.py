@@ -45,17 +45,20 @@ def test_the_doc_hash_is_the_harness_s():
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{", r"jsonl:1: not a logged sample"),
+        ("{", "not a logged sample"),
         (_line(doc_id="3"), "integer doc_id"),
         (_line(arguments=[["ctx", " a"]]), "arguments is not the tracker's"),
         (_line(arguments={"gen_args_0": {"arg_0": "ctx"}}), "gen_args_0 is not a \\(context, continuation\\) pair"),
+        (_line(arguments={"gen_args_0": ["ctx", " a"]}), "gen_args_0 is not a \\(context, continuation\\) pair"),
         (_line(resps=[["x"]]), "resps is not one"),
+        (_line(resps=[[["-1.5", "False"]]]), "2 requests but 1 responses"),
+        (_line(resps=[[["nan", "False"]], [["-1.0", "False"]]]), "a NaN log-likelihood"),
     ],
 )
 def test_a_malformed_line_is_refused_with_file_and_line(tmp_path, line, message):
     path = tmp_path / "samples_mc_2026-01-01.jsonl"
     path.write_text(line + "\n")
-    with pytest.raises(RecordError, match=message):
+    with pytest.raises(RecordError, match=rf"samples_mc_2026-01-01\.jsonl:1: .*{message}"):
         read_log(path)
 
 

@@ -56,7 +56,8 @@ class HarnessLog:
     samples: tuple[LoggedSample, ...]
 
     def _entry(self, key: str) -> Any:
-        return None if self.results is None else (self.results.get(key) or {}).get(self.task)
+        table = None if self.results is None else self.results.get(key)
+        return table.get(self.task) if isinstance(table, dict) else None
 
     @property
     def task_config(self) -> dict[str, Any] | None:
@@ -98,8 +99,8 @@ def _requests(arguments: Any, where: str) -> tuple[tuple[str, str], ...]:
         raise RecordError(f"{where}: arguments is not the tracker's {{'gen_args_0': {{'arg_0': ...}}}} form")
     out: list[tuple[str, str]] = []
     for position in range(len(arguments)):
-        args = arguments.get(f"gen_args_{position}") or {}
-        context, continuation = args.get("arg_0"), args.get("arg_1")
+        args = arguments.get(f"gen_args_{position}")
+        context, continuation = (args.get("arg_0"), args.get("arg_1")) if isinstance(args, dict) else (None, None)
         if not (isinstance(context, str) and isinstance(continuation, str)):
             raise RecordError(
                 f"{where}: gen_args_{position} is not a (context, continuation) pair of strings "
@@ -128,6 +129,10 @@ def _sample(line: str, where: str, number: int) -> LoggedSample:
             raise TypeError(f"doc_id {doc_id!r} and doc of type {type(doc).__name__}")
         requests = _requests(sample["arguments"], where)
         scores = _scores(sample["resps"], where)
+        if len(scores) != len(requests):
+            raise RecordError(f"{where}: {len(requests)} requests but {len(scores)} responses")
+        if any(score != score for score in scores):
+            raise RecordError(f"{where}: a NaN log-likelihood {list(scores)}: no argmax is defined")
         return LoggedSample(number, doc_id, doc, str(sample["target"]), requests, scores, str(sample["doc_hash"]))
     except (ValueError, KeyError, TypeError) as exc:
         if isinstance(exc, RecordError):

@@ -102,8 +102,9 @@ def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | No
         split = eval_split(config)
         rows = [dict(d) for d in docs]
         config["custom_dataset"] = lambda **_meta: DatasetDict({split: Dataset.from_list(rows)})
-        for field in ("process_docs", "training_split", "fewshot_split"):  # no other split is at hand
-            config.pop(field, None)
+        for field in ("process_docs", "training_split", "fewshot_split", "validation_split", "test_split"):
+            config.pop(field, None)  # no other split is at hand
+        config["test_split"] = split
     elif not is_local_dataset(config):
         raise InvalidInputError(
             f"task {config.get('task')!r} reads {config.get('dataset_path')!r} from the Hub, which is never "
@@ -155,7 +156,7 @@ def replayed_requests(task: Any, indices: Sequence[int], k: int, seed: int | Non
     """
     n = len(task.eval_docs)
     bad = [i for i in indices if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n]
-    if bad or not indices:
+    if bad or not indices or len(set(indices)) != len(indices):
         raise InvalidInputError(f"indices must be distinct ints in [0, {n}), got {list(indices)[:10]!r}")
     chosen = sorted(set(indices))
     _set_shots(task, k, seed)
@@ -184,10 +185,17 @@ def evaluate_config(lm: Any, config: dict[str, Any], *, num_fewshot: int, fewsho
     Raises:
         InvalidInputError: a bad shot count or seed.
     """
+    import random
+
+    import numpy as np
+    import torch
     from lm_eval.evaluator import evaluate
 
     task = task_from_config(config)
     _set_shots(task, num_fewshot, fewshot_seed)
+    random.seed(0)  # simple_evaluate's default seeds for Python, NumPy and torch
+    np.random.seed(1234)
+    torch.manual_seed(1234)
     with captured([]):
         out: dict[str, Any] = evaluate(lm=lm, task_dict={task.config.task: task}, bootstrap_iters=0, log_samples=True)
     out["config"] = {"model": type(lm).__name__, "num_fewshot": num_fewshot, "fewshot_seed": fewshot_seed,

@@ -103,6 +103,12 @@ def _identity(log: HarnessLog, task: Any, at_hand: bool, checked: list[str], pro
         [_where(s) for s in rehashed],
         len(samples),
     )
+    seen: dict[int, int] = {}
+    repeated = [
+        f"{_where(s)} (also line {seen[s.doc_id]})" for s in samples if seen.setdefault(s.doc_id, s.line) != s.line
+    ]
+    checked.append("each doc_id logged once")
+    problems += _listed("a doc_id is logged twice", repeated, len(samples))
     if task is None or not at_hand:
         return None
     places: dict[str, list[int]] = {}  # a split may hold the same document twice: any of its places is right
@@ -113,7 +119,8 @@ def _identity(log: HarnessLog, task: Any, at_hand: bool, checked: list[str], pro
     n_docs = sum(len(w) for w in places.values())
     checked.append(f"each doc_id against its document's index in the evaluation split ({n_docs} documents)")
     missing = [_where(s) for s, i in zip(samples, found, strict=True) if i is None]
-    problems += _listed("the logged doc is not in the evaluation split", missing, len(samples))
+    problems += _listed("the logged doc is not in the evaluation split (its prompt cannot be replayed)", missing,
+                        len(samples))  # fmt: skip
     misfiled = [
         f"{_where(s)} holds document {i}" for s, i in zip(samples, found, strict=True) if i not in (None, s.doc_id)
     ]
@@ -135,6 +142,13 @@ def _prompts(
     from evalcore.harness.rebuild import replayed_requests, requests_alone, zero_shot_requests
 
     k = log.num_fewshot
+    results = log.results or {}
+    templated = [key for key in ("chat_template", "system_instruction") if results.get(key)]
+    if results.get("fewshot_as_multiturn"):
+        templated.append("fewshot_as_multiturn")
+    if templated:
+        notes.append(f"prompts not rebuilt: the run set {', '.join(templated)}, which this check does not rebuild")
+        return
     if k is None:
         notes.append("prompts not rebuilt: the results file (n-shot) does not say how many shots the run used")
         return
@@ -142,7 +156,8 @@ def _prompts(
         rebuilt = [zero_shot_requests(task, s.doc) for s in log.samples]
         checked.append("each request rebuilt at 0 shots from the declared config and the logged doc")
     elif indices is None:
-        notes.append(f"prompts not rebuilt: at {k} shots the demos come from the task's data, not at hand")
+        notes.append(f"prompts not rebuilt: at {k} shots the demos come from the task's data, which are not at hand "
+                     "or do not hold every logged document")  # fmt: skip
         return
     elif seed is None:
         notes.append(f"prompts not rebuilt: at {k} shots the demos depend on the few-shot seed, which the results "
@@ -187,7 +202,11 @@ def _count(log: HarnessLog, checked: list[str], problems: list[str], notes: list
     counts = ((log.results or {}).get("n-samples") or {}).get(log.task)
     n = counts.get("effective") if isinstance(counts, dict) else None
     if isinstance(n, int) and n != len(log.samples):
-        notes.append(f"n-samples says {n} effective samples, the log holds {len(log.samples)}")
+        said = f"n-samples says {n} effective samples, the log holds {len(log.samples)}"
+        if isinstance(log.run_config.get("limit"), int | float):  # with --limit the harness counts right
+            problems.append(f"{said}: lines are missing or added")
+        else:  # with samples=, lm-eval 0.4.9.2 reports the whole split
+            notes.append(said)
 
 
 def _config(
@@ -232,7 +251,7 @@ def _rescore(
         fresh = [r.loglik for r in score_requests_full(model, tokenizer, list(s.requests))]
         diff = max(abs(a - b) for a, b in zip(fresh, s.scores, strict=True))
         worst = max(worst, diff)
-        if diff > tolerance:
+        if not diff <= tolerance:  # a NaN is beyond any tolerance
             bad.append(f"{_where(s)} moved {diff:.3g}")
     checked.append(
         f"{len(chosen)} samples re-scored independently (seed {seed}): max |logged - recomputed| = "
@@ -272,7 +291,13 @@ def check_log(
     except InvalidInputError as exc:
         declared = None
         notes.append(f"no declared config, so no document index and no prompt rebuilt: {exc}")
-    task, at_hand = (None, False) if declared is None else _local_task(log, declared, notes)
+    task, at_hand = None, False
+    if declared is not None:
+        try:
+            task, at_hand = _local_task(log, declared, notes)
+        except Exception as exc:  # lm-eval's own failure to build the task: reported, the other checks still run
+            notes.append(f"lm-eval could not build the task from its declared config ({type(exc).__name__}: {exc}); "
+                         "doc_id and prompts not checked")  # fmt: skip
     indices = _identity(log, task, at_hand, checked, problems)
     if task is not None:
         fewshot_seed = log.run_config.get("fewshot_seed")
@@ -308,7 +333,8 @@ def format_check(result: HarnessCheck, root: str | Path | None = None) -> str:
         lines += [f"    differs: {d}" for d in result.config_differences]
     lines += [f"  note: {n}" for n in result.notes]
     lines += [f"  PROBLEM: {p}" for p in result.problems]
-    lines.append(f"  verdict: {'ok' if result.ok else f'{len(result.problems)} problem(s)'}")
+    counted = f"{len(result.checked)} re-derived, {len(result.notes)} note(s)"
+    lines.append(f"  verdict: {'ok' if result.ok else f'{len(result.problems)} problem(s)'} ({counted})")
     return "\n".join(lines)
 
 
@@ -319,11 +345,21 @@ def check_command(directory: str | Path, *, include_path: str | None = None, res
     With ``rescore`` > 0 the model ``model_name`` (evalcore's registry, the book's model by default) is loaded and
     ``rescore`` samples per task, drawn with ``seed``, are re-scored by evalcore's own scorer.
     """
+    if isinstance(rescore, bool) or not isinstance(rescore, int) or rescore < 0:
+        raise InvalidInputError(f"--rescore must be an int >= 0, got {rescore!r}")
+    if model_name is not None and not rescore:
+        raise InvalidInputError(f"--model {model_name} is used only with --rescore N (N > 0)")
     logs = find_logs(directory)
     options: dict[str, Any] = {"include_path": include_path, "rescore": rescore, "seed": seed}
     if rescore:
         from evalcore.models.loader import DEFAULT_MODEL, load_model
 
+        named = sorted(
+            {str(log.results.get("model_name")) for log in logs if log.results and log.results.get("model_name")}
+        )
+        print(
+            f"re-scoring with {model_name or DEFAULT_MODEL}; the results files name: {', '.join(named) or 'no model'}"
+        )
         options["model"], options["tokenizer"] = load_model(model_name or DEFAULT_MODEL)
     results = [check_log(log, **options) for log in logs]
     for result in results:
