@@ -244,6 +244,23 @@ def test_real_runs_of_both_tasks_rescore_within_the_tolerance(tmp_path, monkeypa
     assert {len(r) for s in find_logs(mcq)[0].samples for r in [s.requests]} == {4}  # four multi-token choices
 
 
+def test_a_few_shot_log_with_a_repeated_line_and_a_results_file_of_another_shape(tmp_path, train, validation):
+    out = _written(tmp_path, train, validation, [2, 5, 9], k=2)
+    [samples] = out.glob("samples_*.jsonl")
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join([lines[0], lines[0], lines[2]]) + "\n")
+    [result] = check_harness(out)
+    assert any(p.startswith("a doc_id is logged twice") for p in result.problems)
+    assert any("a document is logged twice" in n for n in result.notes)  # no replay claimed on it
+    [results] = out.glob("results_*.json")
+    body = json.loads(results.read_text())
+    body.update({"results": [], "n-samples": [], "configs": []})
+    results.write_text(json.dumps(body))
+    samples.write_text("\n".join(lines) + "\n")
+    [odd] = check_harness(out)  # read as absent, each, and said so
+    assert any("no acc,none reported" in n for n in odd.notes) and odd.fingerprints == (None, None)
+
+
 def test_a_document_the_split_holds_twice_is_found_at_either_place(tmp_path):
     import yaml
 

@@ -163,6 +163,9 @@ def _prompts(
         notes.append(f"prompts not rebuilt: at {k} shots the demos depend on the few-shot seed, which the results "
                      "file does not name")  # fmt: skip
         return
+    elif len(set(indices)) != len(indices):
+        notes.append(f"prompts not rebuilt: a document is logged twice, and a run at {k} shots builds each once")
+        return
     else:
         replay = replayed_requests(task, indices, k, seed)
         rebuilt = [replay[i] for i in indices]
@@ -191,7 +194,8 @@ def _count(log: HarnessLog, checked: list[str], problems: list[str], notes: list
         return
     correct = sum(argmax_first(s.scores) == g for s, g in zip(log.samples, gold, strict=True))
     recount = correct / len(log.samples)
-    entry = ((log.results or {}).get("results") or {}).get(log.task)
+    table = (log.results or {}).get("results")
+    entry = table.get(log.task) if isinstance(table, dict) else None
     reported = entry.get("acc,none") if isinstance(entry, dict) else None
     if not isinstance(reported, int | float):
         notes.append(f"accuracy recounted from the logged scores: {correct}/{len(log.samples)}; no acc,none reported")
@@ -199,7 +203,8 @@ def _count(log: HarnessLog, checked: list[str], problems: list[str], notes: list
     checked.append(f"acc,none recounted from the logged scores: {correct}/{len(log.samples)}")
     if abs(reported - recount) > 1e-12:
         problems.append(f"the results file reports acc,none {reported!r}, the logged scores give {recount!r}")
-    counts = ((log.results or {}).get("n-samples") or {}).get(log.task)
+    table = (log.results or {}).get("n-samples")
+    counts = table.get(log.task) if isinstance(table, dict) else None
     n = counts.get("effective") if isinstance(counts, dict) else None
     if isinstance(n, int) and n != len(log.samples):
         said = f"n-samples says {n} effective samples, the log holds {len(log.samples)}"
