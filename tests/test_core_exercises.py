@@ -165,9 +165,9 @@ def test_retry_denominators_accept_decimals_and_refuse_placeholders(ledger_names
     # 1/3 and 2/3 as a reader types them: correctly rounded divisions, so the literals equal 1 / 3 and 2 / 3
     assert check_retry_denominators(
         11,
-        0.3333333333333333,
+        0.3333333333333333,  # exact: a decimal literal parses to one double on any CPU
         0.4,
-        0.6666666666666666,  # exact: a decimal literal parses to one double on any CPU
+        0.6666666666666666,  # exact: as above
         attempts=retried,
     )
     with pytest.raises(NotAnswered, match="n_attempts is still None"):

@@ -162,12 +162,14 @@ def test_integer_like_keys_sort_as_text():
 
 
 # --- a second implementation as oracle: Node.js --------------------------------------------------------------------
+# each literal parses to one double on every CPU; only 1 / 3 is computed, and division is correctly rounded
+EXACT_FLOATS = [0.1, 0.2, 1 / 3, 2**53 - 1, -(2**53 - 1), 1e300, 5e-324]  # exact: literals and one correct division
+EXACT_FLOATS += [1.5e-9, 123456789.125, 0.30000000000000004]  # exact: literals, parsed only
+
 ORACLE_CASES = [
     SEED_A,
     WITH_FLOATS,
-    {
-        "t": [0.1, 0.2, 1 / 3, 2**53 - 1, -(2**53 - 1), 1e300, 5e-324, 1.5e-9, 123456789.125, 0.30000000000000004]
-    },  # exact: a literal parsed to one double on every CPU; only 1 / 3 is computed
+    {"t": EXACT_FLOATS},
     {"\u20ac": 1, "\r": 2, "\ufb33": 3, "1": 4, "\U0001f600": 5, "\u0080": 6, "\u00f6": 7, "10": 8, "9": 9},
     {"s": 'tab\t nl\n quote" back\\ nul\x00 del\x7f ls\u2028 é 😀', "nested": [[], {}, [None, True, False]]},
 ]
