@@ -12,7 +12,10 @@ below it (``tests/test_layers.py`` enforces the order):
    is still alive);
 1. ``protocol``: the protocol tools (specification and fingerprint, digests, split
    overlap, run ledger), torch-free, and all that ``import evalcore`` loads;
-2. ``sst2``: the GLUE SST-2 rows, the item selection and the task;
+2. ``tasks`` and ``sst2``, the task layer: a multiple-choice task as a value (prompts,
+   choices, delimiters, splits, item identity), read from an lm-eval task config; GLUE
+   SST-2 is one such task, with its rows, its item selection and its data loader. The
+   layers above reach a task only through ``tasks``; none of them imports ``sst2``;
 3. ``models``: the model, located, checked, loaded and cached;
 4. ``scoring``: the independent scorer (one public surface over its fast paths),
    few-shot prompts, calibration, generation;

@@ -55,12 +55,13 @@ def test_a_document_is_hashed_the_harness_way():
 def test_the_demos_of_a_context_are_what_precedes_the_items_own():
     demos = [Row(idx=5, sentence="a fine film", label=1), Row(idx=9, sentence="dull", label=0)]
     sentence = "an item of its own"
-    context = fewshot_context(demos, sentence)
+    item = Row(idx=11, sentence=sentence, label=0)
+    context = fewshot_context(demos, item)
     prefix = demos_in_context(context, sentence)
     assert prefix and context == prefix + requests_for(sentence)[0][0]
     assert requests_for(sentence, prefix)[0][0] == context
     assert "a fine film" in prefix and sentence not in prefix
-    assert demos_in_context(fewshot_context([], sentence), sentence) == ""  # zero-shot: no demos
+    assert demos_in_context(fewshot_context([], item), sentence) == ""  # zero-shot: no demos
     with pytest.raises(ValueError, match="does not end with the item's own"):
         demos_in_context(context, "another item")
 

@@ -32,7 +32,7 @@ def test_prompts_equal_the_harness_item_by_item(train, validation, k):
     harness = _harness_contexts(train, validation, ids, k)
     demos = harness_demo_ids(ids, k, train, validation)
     assert sorted(harness) == sorted(ids) and all(len(d) == k for d in demos.values())
-    ours = {i: fewshot_context([train[j] for j in demos[i]], validation[i].sentence) for i in ids}
+    ours = {i: fewshot_context([train[j] for j in demos[i]], validation[i]) for i in ids}
     assert {i: _sha(c) for i, c in ours.items()} == {i: _sha(c) for i, c in harness.items()}
     assert all(c.count(FEWSHOT_DELIMITER) == k for c in ours.values())
 
@@ -47,7 +47,7 @@ def test_demos_depend_on_the_items_position_in_the_run(train, validation):
     assert [alone[i] for i in ids[-8:]] == [full[i] for i in ids[:8]]
     assert all(alone[i] != full[i] for i in ids[-8:])
     harness_alone = _harness_contexts(train, validation, ids[-8:], k)
-    assert harness_alone == {i: fewshot_context([train[j] for j in alone[i]], validation[i].sentence)
+    assert harness_alone == {i: fewshot_context([train[j] for j in alone[i]], validation[i])
                              for i in ids[-8:]}  # fmt: skip
 
 
@@ -60,7 +60,7 @@ def test_item_keyed_demos_do_not_depend_on_the_run():
 
 def test_zero_shot_context_is_the_task_prompt(validation):
     row = validation[dev_ids()[0]]
-    assert fewshot_context([], row.sentence).endswith("\nQuestion: Is this sentence positive or negative?\nAnswer:")
+    assert fewshot_context([], row).endswith("\nQuestion: Is this sentence positive or negative?\nAnswer:")
     assert harness_demo_ids([row.idx], 0, [], validation) == {row.idx: ()}
 
 

@@ -22,7 +22,7 @@ PACKAGE = ROOT / "evalcore"
 LAYERS = (
     ("errors", "extras", "progress", "capture", "hub", "processes"),
     ("protocol",),
-    ("sst2",),
+    ("tasks", "sst2"),
     ("models",),
     ("scoring",),
     ("harness",),
@@ -91,6 +91,41 @@ def test_no_module_imports_from_a_layer_above_its_own(path):
             if RANK[layer] > own:
                 above.append(f"line {line}: {target} ({layer})")
     assert above == []
+
+
+TASK_LAYER = RANK["tasks"]
+
+
+def _sst2_uses(tree: ast.AST) -> list[str]:
+    """Imports of ``evalcore.sst2`` in a module, and code in a string that imports it (a worker's source)."""
+    found = []
+    for line, module, names in _evalcore_imports(tree):
+        targets = [module] if module != "evalcore" else [f"evalcore.{n}" for n in names]
+        found += [f"line {line}: {t}" for t in targets if _top(t) == "sst2"]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.search(r"^\s*(from evalcore\.sst2\b|import evalcore\.sst2\b)", node.value, flags=re.M):
+                found.append(f"line {node.lineno}: a string that imports evalcore.sst2")
+    return found
+
+
+ABOVE_THE_TASK_LAYER = [p for p in MODULES if RANK[_layer_of(p)] > TASK_LAYER and _layer_of(p) != "book"]
+
+
+@pytest.mark.parametrize("path", ABOVE_THE_TASK_LAYER, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_module_above_the_task_layer_uses_sst2(path):
+    # The layers above reach the book's task through evalcore.tasks (default_task()), never through sst2 itself.
+    assert _sst2_uses(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_sst2_check_catches_an_import_and_a_worker_string():
+    code = 'from evalcore.sst2.rows import Row\nimport evalcore.sst2.task\nW = """\nfrom evalcore.sst2 import x\n"""\n'
+    assert _sst2_uses(ast.parse(code)) == [
+        "line 1: evalcore.sst2.rows",
+        "line 2: evalcore.sst2.task",
+        "line 3: a string that imports evalcore.sst2",
+    ]
+    assert len(ABOVE_THE_TASK_LAYER) > 40
 
 
 def _private_parts(module: str, names: list[str]) -> list[str]:

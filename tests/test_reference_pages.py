@@ -23,7 +23,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "book" / "reference"
-LAYERS = ("protocol", "sst2", "models", "scoring", "harness", "records", "part3", "workflow")
+LAYERS = ("protocol", "tasks", "sst2", "models", "scoring", "harness", "records", "part3", "workflow")
 BASE = ("errors", "extras", "progress", "capture", "hub", "processes")
 PAGES = {f"evalcore.{layer}": layer for layer in LAYERS} | {f"evalcore.{name}": "base" for name in BASE}
 """Each public package or base module, and the reference page (``book/reference/<page>.md``) of its names."""

@@ -227,7 +227,7 @@ def expected_contexts(
 ) -> dict[int, str]:
     """The context each item should get in a run over ``ids`` (evalcore's own reconstruction)."""
     demos = harness_demo_ids(ids, num_fewshot, train, validation, seed=fewshot_seed)
-    return {i: fewshot_context([train[j] for j in demos[i]], validation[i].sentence) for i in demos}
+    return {i: fewshot_context([train[j] for j in demos[i]], validation[i]) for i in demos}
 
 
 def harness_doc_hash(doc: Mapping[str, Any]) -> str:

@@ -20,12 +20,10 @@ from evalcore.capture import captured
 from evalcore.errors import HarnessMismatchError, InvalidInputError, PromptTooLongError
 from evalcore.extras import needs_run_extra
 from evalcore.harness.install import HarnessFileReport, verify_harness_files
-from evalcore.harness.registry import TASK, official_task_config, task_manager
+from evalcore.harness.registry import official_task_config, task_manager
 from evalcore.models.loader import DEFAULT_MODEL, locate_model
 from evalcore.scoring.loglik import MAX_LENGTH, encode_pair, validation_row
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
-from evalcore.sst2.task import requests_for
+from evalcore.tasks import Task, TaskItem, default_task
 
 __all__ = [
     "HARNESS_VERSION",
@@ -103,10 +101,10 @@ def require_pinned_harness(dist: Distribution | None = None) -> HarnessFileRepor
     return report
 
 
-def _refuse_over_length(tokenizer: Any, validation: Sequence[Row], ids: Sequence[int]) -> None:
+def _refuse_over_length(tokenizer: Any, validation: Sequence[TaskItem], ids: Sequence[int], task: Task) -> None:
     """Raise before the harness sees an item HFLM would left-truncate (it warns, then scores the rest)."""
     for item_id in ids:
-        for context, continuation in requests_for(validation_row(validation, item_id).sentence):
+        for context, continuation in task.requests_for(validation_row(validation, item_id)):
             try:
                 encode_pair(tokenizer, context, continuation, max_length=MAX_LENGTH)
             except PromptTooLongError as exc:
@@ -115,8 +113,8 @@ def _refuse_over_length(tokenizer: Any, validation: Sequence[Row], ids: Sequence
 
 @needs_run_extra
 def run_official(
-    train: Sequence[Row],
-    validation: Sequence[Row],
+    train: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
     ids: Sequence[int],
     *,
     sort_ids: bool = True,
@@ -124,6 +122,7 @@ def run_official(
     model: str = DEFAULT_MODEL,
     seed: int = SEED,
     preloaded: tuple[Any, Any] | None = None,
+    task: Task | None = None,
 ) -> OfficialRun:
     """Run ``simple_evaluate`` on the given validation items.
 
@@ -138,6 +137,7 @@ def run_official(
             to hand to HFLM instead of letting it load the same GGUF file again
             (a test checks that both give identical scores). Default: HFLM loads
             ``pretrained=<package dir>, gguf_file=<file>`` itself.
+        task: the registry task to run (:func:`evalcore.tasks.default_task`, ``sst2``, when not given).
 
     Raises:
         HarnessMismatchError: the installed lm-eval is not the pinned, unmodified release.
@@ -149,7 +149,8 @@ def run_official(
             tokenizes with :func:`~evalcore.scoring.loglik.encode_pair`).
     """
     require_pinned_harness()
-    ids = check_ids(ids, unseal=unseal)
+    task = task or default_task()
+    ids = task.check_ids(ids, unseal=unseal)
     passed = sorted(ids) if sort_ids else list(ids)
     directory, gguf_file, _ = locate_model(model)
 
@@ -158,8 +159,8 @@ def run_official(
     noise: list[str] = []
     with captured(noise):
         if preloaded is not None:
-            _refuse_over_length(preloaded[1], validation, passed)  # before HFLM is built
-        config = official_task_config(train, validation)
+            _refuse_over_length(preloaded[1], validation, passed, task)  # before HFLM is built
+        config = official_task_config(train, validation, task=task)
         if preloaded is None:
             lm = HFLM(
                 pretrained=str(directory),
@@ -170,7 +171,7 @@ def run_official(
                 max_length=MAX_LENGTH,
                 attn_implementation="eager",
             )
-            _refuse_over_length(lm.tokenizer, validation, passed)
+            _refuse_over_length(lm.tokenizer, validation, passed, task)
         else:
             lm = HFLM(
                 pretrained=preloaded[0], tokenizer=preloaded[1], device="cpu", batch_size=1, max_length=MAX_LENGTH
@@ -196,7 +197,7 @@ def evaluate(
     cache_requests: bool = False,
     use_cache: str | None = None,
 ) -> OfficialRun:
-    """One ``simple_evaluate`` call of the pinned ``sst2`` task: the one wrapper every run goes through.
+    """One ``simple_evaluate`` call of one registry task (``sst2`` in the book): the one wrapper every run goes through.
 
     Args:
         lm: the harness's model wrapper (``HFLM``).
@@ -213,13 +214,16 @@ def evaluate(
     unknown = sorted(set(seeds or {}) - set(SEED_ARGUMENTS))
     if unknown:
         raise InvalidInputError(f"unknown seed argument(s) {unknown}; simple_evaluate takes {list(SEED_ARGUMENTS)}")
+    name = config.get("task")
+    if not isinstance(name, str) or not name:
+        raise InvalidInputError(f"the task config names no task (task: {name!r})")
     start = time.perf_counter()
     out = lm_eval.simple_evaluate(
         model=lm,
         tasks=[config],
         task_manager=task_manager(),
         num_fewshot=num_fewshot,
-        samples={TASK: list(passed)},
+        samples={name: list(passed)},
         log_samples=True,
         cache_requests=cache_requests,
         use_cache=use_cache,
@@ -227,10 +231,10 @@ def evaluate(
     )
     seconds = time.perf_counter() - start
     return OfficialRun(
-        samples=out["samples"][TASK],
-        results=out["results"][TASK],
-        n_samples=out.get("n-samples", {}).get(TASK, {}),
-        config=out["configs"][TASK],
+        samples=out["samples"][name],
+        results=out["results"][name],
+        n_samples=out.get("n-samples", {}).get(name, {}),
+        config=out["configs"][name],
         ids_passed=list(passed),
         recorded_dtype=str(out["config"]["model_dtype"]) if "model_dtype" in out["config"] else None,
         seconds=seconds,

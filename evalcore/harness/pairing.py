@@ -13,15 +13,19 @@ from typing import Any
 
 from evalcore.protocol.digest import sha256_text
 from evalcore.scoring.loglik import ItemScore
-from evalcore.sst2.rows import row_sha256
+from evalcore.tasks import Task, default_task
 
 __all__ = ["independent_entry", "no_sample", "official_entry", "pair_official"]
 
 
-def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int]) -> dict[str, Any]:
-    """One logged harness sample, reduced to ids, hashes and scores (no text)."""
+def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int], *, task: Task | None = None) -> dict[str, Any]:
+    """One logged harness sample, reduced to ids, hashes and scores (no text).
+
+    The document is identified by the task's content hash
+    (:meth:`evalcore.tasks.Task.content_sha256`; for SST-2, the row's ``row_sha256``).
+    """
     doc = sample["doc"]
-    content_hash = row_sha256(doc["idx"], doc["sentence"], doc["label"])
+    content_hash = (task or default_task()).content_sha256(doc)
     return {
         "doc_id": sample["doc_id"],
         "content_idx": hash_to_idx.get(content_hash),

@@ -14,8 +14,7 @@ from typing import Any
 
 from evalcore.capture import captured
 from evalcore.extras import needs_run_extra
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
+from evalcore.tasks import Task, TaskItem, default_task
 
 __all__ = [
     "TASK",
@@ -27,7 +26,7 @@ __all__ = [
 ]
 
 TASK = "sst2"
-"""Task name in the lm-eval registry."""
+"""The book's task's name in the lm-eval registry (``default_task().spec.name``; a test checks they agree)."""
 
 
 @needs_run_extra  # checked on every call, the cached registry included
@@ -39,31 +38,37 @@ def task_manager() -> Any:
     return TaskManager()
 
 
-def official_task_config(train: Sequence[Row], validation: Sequence[Row]) -> dict[str, Any]:
-    """The registry config of ``sst2`` with ``custom_dataset`` returning the given rows.
+def official_task_config(
+    train: Sequence[TaskItem], validation: Sequence[TaskItem], *, task: Task | None = None
+) -> dict[str, Any]:
+    """The registry config of a task (``sst2`` by default) with ``custom_dataset`` returning the given rows.
 
     Every other field (prompt, choices, target, metric, splits, version) is the
-    harness's own.
+    harness's own. ``train`` fills the task's few-shot split, ``validation`` its
+    evaluated split.
     """
     from datasets import Dataset, DatasetDict
 
-    config = dict(task_manager()._get_config(TASK))
+    spec = (task or default_task()).spec
+    config = dict(task_manager()._get_config(spec.name))
+    splits = {spec.fewshot_split or "train": train, spec.eval_split: validation}
 
     def local_dataset(**_metadata: Any) -> DatasetDict:
-        return DatasetDict(
-            {
-                "train": Dataset.from_list([r.as_doc() for r in train]),
-                "validation": Dataset.from_list([r.as_doc() for r in validation]),
-            }
-        )
+        return DatasetDict({name: Dataset.from_list([r.as_doc() for r in rows]) for name, rows in splits.items()})
 
     config["custom_dataset"] = local_dataset
     return config
 
 
 @needs_run_extra
-def build_task(train: Sequence[Row], validation: Sequence[Row], notes: list[str] | None = None) -> Any:
-    """The harness's own ``ConfigurableTask`` for sst2, on the local rows.
+def build_task(
+    train: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
+    notes: list[str] | None = None,
+    *,
+    task: Task | None = None,
+) -> Any:
+    """The harness's own ``ConfigurableTask`` for a task (sst2 by default), on the local rows.
 
     Args:
         notes: receives the warnings the harness logs while building the task
@@ -73,10 +78,10 @@ def build_task(train: Sequence[Row], validation: Sequence[Row], notes: list[str]
 
     sink: list[str] = []
     with captured(sink):
-        task = ConfigurableTask(config=official_task_config(train, validation))
+        built = ConfigurableTask(config=official_task_config(train, validation, task=task))
     if notes is not None:
         notes.extend(sink)
-    return task
+    return built
 
 
 def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -87,7 +92,7 @@ def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def harness_fewshot_contexts(
-    train: Sequence[Row], validation: Sequence[Row], ids: Sequence[int], k: int, seed: int
+    train: Sequence[TaskItem], validation: Sequence[TaskItem], ids: Sequence[int], k: int, seed: int
 ) -> dict[int, str]:
     """The context lm-eval 0.4.9.2 itself builds for each item of one run over ``ids`` at ``k`` shots.
 
@@ -97,7 +102,7 @@ def harness_fewshot_contexts(
     Raises:
         SealedItemError, ValueError, TypeError: bad ids.
     """
-    ids = check_ids(ids)
+    ids = default_task().check_ids(ids)
     task = build_task(train, validation)
     task.set_config(key="num_fewshot", value=k)
     task.set_fewshot_seed(seed=seed)

@@ -16,11 +16,10 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.harness.official import HARNESS_VERSION, SEED
-from evalcore.harness.registry import TASK
 from evalcore.models.loader import MODELS
 from evalcore.protocol.spec import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
 from evalcore.scoring.loglik import MAX_LENGTH
-from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, TASK_VERSION, TEMPLATE
+from evalcore.tasks import default_task
 
 __all__ = ["DATASET", "RUN_DTYPE", "build_protocol", "run_protocol", "tokenizer_identity"]
 
@@ -57,6 +56,7 @@ def run_protocol(
             that is not SHA-256 hex).
     """
     res = _resource(model_name)
+    spec = default_task().spec
     return EvalProtocol(
         model=ModelSpec(
             name=res.display_name,
@@ -67,12 +67,12 @@ def run_protocol(
             dtype=dtype,
         ),
         data=DataSpec(dataset=DATASET, digest=validation_digest, split="validation", item_ids=tuple(ids)),
-        prompt=PromptSpec(template=TEMPLATE, target_delimiter=TARGET_DELIMITER, choices=CHOICES),
+        prompt=PromptSpec(template=spec.template, target_delimiter=spec.target_delimiter, choices=spec.choices or ()),
         scoring=ScoringSpec(
             rule="sum of candidate-token log-probs; argmax", normalization="none", tie_rule="first index"
         ),
         budget=BudgetSpec(max_length=MAX_LENGTH, batch_size=1, seed=SEED),
-        harness=HarnessSpec(name="lm-eval", version=HARNESS_VERSION, task=TASK, task_version=TASK_VERSION),
+        harness=HarnessSpec(name="lm-eval", version=HARNESS_VERSION, task=spec.name, task_version=spec.version),
     )
 
 

@@ -32,7 +32,6 @@ from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.processes import writer_alive
 from evalcore.protocol.digest import sha256_file
 from evalcore.protocol.jsonvalue import json_object
-from evalcore.sst2.task import QUESTION
 
 __all__ = [
     "CACHE_ENV",
@@ -247,8 +246,8 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
 
 
 TOKENIZER_PROBES = (
-    # written in SST-2's style (lower case, spaced punctuation), but not a review from the data set
-    "a probe 's words , split as the corpus splits them . " + QUESTION,
+    # written in SST-2's style (lower case, spaced punctuation) and prompt, but not a review from the data set
+    "a probe 's words , split as the corpus splits them . \nQuestion: Is this sentence positive or negative?\nAnswer:",
     " negative",
     " positive",
     "Answer: positive",

@@ -14,7 +14,7 @@ from evalcore.harness.runprotocol import run_protocol
 from evalcore.models.loader import DEFAULT_MODEL
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 from evalcore.scoring.fewshot import demos_digest
-from evalcore.sst2.rows import committed_row_hashes, split_digest
+from evalcore.tasks import default_task
 
 __all__ = ["FIXED_SECTIONS", "fingerprint_problems", "identity_problems"]
 
@@ -30,7 +30,9 @@ def identity_problems(name: str, protocol: Mapping[str, Any], item_ids: Sequence
     if not isinstance(tokenizer, str):
         return [f"{name}: protocol.model.tokenizer must be a string, got {tokenizer!r}"]
     try:
-        expected = run_protocol(DEFAULT_MODEL, tokenizer, split_digest(committed_row_hashes("validation")), item_ids)
+        task = default_task()
+        digest = task.split_digest(task.committed_row_hashes("validation"))
+        expected = run_protocol(DEFAULT_MODEL, tokenizer, digest, item_ids)
         differences = diff_protocols(protocol, expected.to_dict())
     except (EvalcoreError, TypeError) as exc:
         return [f"{name}: the protocol cannot be compared with a run of this book's: {exc}"]

@@ -28,9 +28,7 @@ from evalcore.scoring.fewshot import (
     harness_demo_ids,
     item_keyed_demo_ids,
 )
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
-from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, TEMPLATE
+from evalcore.tasks import TaskItem, default_task
 
 __all__ = [
     "HARNESS_FORMAT",
@@ -57,7 +55,7 @@ class PromptFormat:
     """The item's text with ``SENTENCE`` where the review goes."""
     choices: tuple[str, ...]
     """The answer strings, in label order (negative first)."""
-    target_delimiter: str = TARGET_DELIMITER
+    target_delimiter: str = default_task().spec.target_delimiter
     """Between the item's text and an answer."""
 
     def __post_init__(self) -> None:
@@ -73,7 +71,7 @@ class PromptFormat:
         return self.template.replace(SENTENCE, sentence)
 
 
-HARNESS_FORMAT = PromptFormat("harness", TEMPLATE, CHOICES)
+HARNESS_FORMAT = PromptFormat("harness", default_task().spec.template, default_task().spec.choices_of({}))
 """lm-eval's sst2 format: ``{{sentence}}\\nQuestion: Is this sentence positive or negative?\\nAnswer:``."""
 
 RULES = {
@@ -146,10 +144,15 @@ class Condition:
 
 
 def demos_for(
-    cond: Condition, item_ids: Sequence[int], train: Sequence[Row], validation: Sequence[Row], *, unseal: bool = False
+    cond: Condition,
+    item_ids: Sequence[int],
+    train: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
+    *,
+    unseal: bool = False,
 ) -> dict[int, tuple[int, ...]]:
     """Each item's demo train idx, in prompt order."""
-    ids = check_ids(item_ids, unseal=unseal)
+    ids = default_task().check_ids(item_ids, unseal=unseal)
     if cond.sampler == "none":
         return {i: () for i in ids}
     if cond.sampler == "fixed":
@@ -171,7 +174,7 @@ def _chat_wrap(tokenizer: Any, text: str) -> str:
     return wrapped
 
 
-def context_for(cond: Condition, demos: Sequence[Row], sentence: str, tokenizer: Any = None) -> str:
+def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, tokenizer: Any = None) -> str:
     """The context string of one item under ``cond`` (the tokenizer is needed only for ``chat``)."""
     fmt = cond.fmt
     text = demo_block(demos, render=fmt.render, target_delimiter=fmt.target_delimiter, choices=fmt.choices)

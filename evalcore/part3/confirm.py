@@ -20,7 +20,7 @@ from evalcore.part3.experiment import condition_outcomes
 from evalcore.part3.stats import compare_paired
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import diff_protocols
-from evalcore.sst2.selection import confirm_ids
+from evalcore.tasks import default_task
 
 __all__ = [
     "BASELINE",
@@ -212,7 +212,7 @@ def confirm_problems(record: Mapping[str, Any], dev_records: Mapping[str, Mappin
             f"dev_accuracies differ from the rule applied to the dev records for {len(wrong)} of "
             f"{len(accuracies)} candidates ({', '.join(wrong[:3])})"
         )
-    if sorted(record["item_ids"]) != sorted(confirm_ids()):
+    if sorted(record["item_ids"]) != sorted(default_task().confirm_ids()):
         problems.append("the items are not the sealed confirm set")
     if set(record["conditions"]) != {name, BASELINE}:
         problems.append(f"the record scores {sorted(record['conditions'])}, the rule scores {sorted({name, BASELINE})}")

@@ -26,7 +26,7 @@ from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.protocol.spec import EvalProtocol
 from evalcore.records.machine import arithmetic_differences
 from evalcore.scoring.loglik import argmax_first
-from evalcore.sst2.rows import Row
+from evalcore.tasks import TaskItem, default_task
 
 __all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "definition_problems", "run_condition"]
 
@@ -51,10 +51,10 @@ class _Prompts:
         continuations = tuple(cond.target_delimiter + c for c in cond.fmt.choices)
         return cls(cond, tokenizer, encoder_for(cond, tokenizer), continuations)
 
-    def context(self, demos: Sequence[Row], sentence: str) -> str:
+    def context(self, demos: Sequence[TaskItem], sentence: str) -> str:
         return context_for(self.cond, demos, sentence, self.tokenizer)
 
-    def content_free(self, train: Sequence[Row]) -> dict[str, str]:
+    def content_free(self, train: Sequence[TaskItem]) -> dict[str, str]:
         from evalcore.scoring.calibration import CONTENT_FREE
 
         shared = [train[j] for j in self.cond.demo_set]
@@ -66,7 +66,7 @@ class _Prompts:
         requests = [(context, c) for c in self.continuations]
         return [s.loglik for s in score_requests_shared(model, self.encoder, requests)]
 
-    def content_free_scores(self, model: Any, train: Sequence[Row]) -> dict[str, list[float]]:
+    def content_free_scores(self, model: Any, train: Sequence[TaskItem]) -> dict[str, list[float]]:
         from evalcore.scoring.calibration import content_free_scores
 
         return content_free_scores(model, self.encoder, self.content_free(train), list(self.continuations))
@@ -83,8 +83,8 @@ def run_condition(
     tokenizer: Any,
     cond: Condition,
     item_ids: Sequence[int],
-    train: Sequence[Row],
-    validation: Sequence[Row],
+    train: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
     base: EvalProtocol,
     *,
     unseal: bool = False,
@@ -105,7 +105,7 @@ def run_condition(
     prompts = _Prompts.of(cond, tokenizer)
     items: dict[str, dict[str, Any]] = {}
     for i, ids in demos.items():
-        context = prompts.context([train[j] for j in ids], validation[i].sentence)
+        context = prompts.context([train[j] for j in ids], default_task().field_text(validation[i]))
         if cond.rule == "generation":
             answer, answer_ids = prompts.generate(model, context)
             # The answer's text is not stored: a model can quote the review it was shown.
@@ -155,7 +155,7 @@ def definition_problems(
     stored_protocol: Mapping[str, Any],
     demos: Mapping[int, Sequence[int]],
     tokenizer: Any,
-    validation: Sequence[Row],
+    validation: Sequence[TaskItem],
 ) -> list[str]:
     """The stored protocol against the one the condition's definition gives for these items and demos.
 
@@ -166,9 +166,9 @@ def definition_problems(
     """
     from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL
-    from evalcore.sst2.rows import row_sha256, split_digest
 
-    digest = split_digest([row_sha256(r.idx, r.sentence, r.label) for r in validation])
+    task = default_task()
+    digest = task.split_digest([task.item_sha256(r) for r in validation])
     base = build_protocol(DEFAULT_MODEL, tokenizer, digest, list(demos))
     expected = protocol_for(cond, base, demos, tokenizer).to_dict()
     return [f"{cond.name}: protocol.{d.path} is {d.a!r}, but its definition gives {d.b!r}"
@@ -180,8 +180,8 @@ def audit_condition(
     tokenizer: Any,
     cond: Condition,
     stored: Mapping[str, Any],
-    train: Sequence[Row],
-    validation: Sequence[Row],
+    train: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
     *,
     recorded_arithmetic: Mapping[str, Any],
     sample: Sequence[int],
@@ -242,7 +242,7 @@ def audit_condition(
     stored_scores: dict[Any, list[float]] = {}
     fresh: dict[Any, list[float]] = {}
     for i in sample:
-        context = prompts.context([train[j] for j in demos[i]], validation[i].sentence)
+        context = prompts.context([train[j] for j in demos[i]], default_task().field_text(validation[i]))
         if cond.rule == "generation":
             answer, _ = prompts.generate(model, context)
             digest = sha256_text(answer)

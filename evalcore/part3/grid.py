@@ -16,8 +16,7 @@ import random
 from collections.abc import Sequence
 
 from evalcore.part3.conditions import HARNESS_FORMAT, Condition, PromptFormat
-from evalcore.sst2.rows import Row
-from evalcore.sst2.task import QUESTION
+from evalcore.tasks import TaskItem
 
 __all__ = ["KS", "QUESTIONS", "SETS", "balance_pools", "conditions", "demo_set"]
 
@@ -28,12 +27,12 @@ KS = (1, 2, 4, 8)
 """Shot counts of experiment a besides zero."""
 
 
-def demo_set(train: Sequence[Row], s: int, size: int = 8) -> tuple[int, ...]:
+def demo_set(train: Sequence[TaskItem], s: int, size: int = 8) -> tuple[int, ...]:
     """Set ``s``: ``size`` train idx drawn with the seed ``"part3-set-{s}"``; k shots use its first k."""
     return tuple(random.Random(f"part3-set-{s}").sample(range(len(train)), size))
 
 
-def balance_pools(train: Sequence[Row], size: int = 4) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def balance_pools(train: Sequence[TaskItem], size: int = 4) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """``size`` negative and ``size`` positive train idx, drawn with the seed ``"part3-balance"``."""
     rng = random.Random("part3-balance")
     neg = [r.idx for r in train if r.label == 0]
@@ -41,7 +40,7 @@ def balance_pools(train: Sequence[Row], size: int = 4) -> tuple[tuple[int, ...],
     return tuple(rng.sample(neg, size)), tuple(rng.sample(pos, size))
 
 
-def conditions(train: Sequence[Row]) -> dict[str, list[Condition]]:
+def conditions(train: Sequence[TaskItem]) -> dict[str, list[Condition]]:
     """Every experiment's conditions, the reference first."""
     zero = Condition("k=0")
     exp: dict[str, list[Condition]] = {"a": [zero]}
@@ -69,7 +68,7 @@ def conditions(train: Sequence[Row]) -> dict[str, list[Condition]]:
         Condition("answers terrible / great",
                   fmt=PromptFormat("terrible/great", HARNESS_FORMAT.template, ("terrible", "great"))),
         Condition("letters A / B", fmt=PromptFormat(
-            "letters", "{{sentence}}" + QUESTION.removesuffix("\nAnswer:") + "\nA. negative\nB. positive\nAnswer:",
+            "letters", HARNESS_FORMAT.template.removesuffix("\nAnswer:") + "\nA. negative\nB. positive\nAnswer:",
             ("A", "B"))),
     ]  # fmt: skip
     review = PromptFormat("review", "Review: {{sentence}}\nSentiment:", ("Negative", "Positive"))

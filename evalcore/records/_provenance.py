@@ -17,7 +17,7 @@ from evalcore.harness.official import HARNESS_VERSION
 from evalcore.harness.runprotocol import run_protocol
 from evalcore.models.loader import MODELS
 from evalcore.protocol.fingerprint import diff_protocols
-from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE
+from evalcore.tasks import default_task
 
 __all__ = ["measured_problems", "protocol_problems", "resource_problems"]
 
@@ -64,8 +64,10 @@ def resource_problems(record: dict[str, Any], digest: str) -> list[str]:
             problems.append(f"resources.model.sha256 {res['model'].get('sha256')!r} is not {name}'s pinned file "
                             f"({pinned.sha256!r})")  # fmt: skip
     data = res["data"]
-    for key, expected in (("validation_digest", digest), ("validation_rows", VALIDATION_SIZE),
-                          ("train_rows", TRAIN_SIZE)):  # fmt: skip
+    task = default_task()
+    sizes = {"validation_digest": digest, "validation_rows": task.split_size("validation"),
+             "train_rows": task.split_size("train")}  # fmt: skip
+    for key, expected in sizes.items():
         if key in data and data[key] != expected:
             problems.append(f"resources.data.{key} is {data[key]!r}, the committed data gives {expected!r}")
     version = res["packages"].get("lm_eval")

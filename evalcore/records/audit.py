@@ -55,9 +55,7 @@ from evalcore.records.recount import aggregate_problems, item_list_problem
 from evalcore.records.report import LEVELS, NEEDS, AuditReport
 from evalcore.records.schema import record_problem
 from evalcore.scoring.loglik import encode_pair, score_item
-from evalcore.sst2.rows import committed_row_hashes, row_sha256, split_digest
-from evalcore.sst2.selection import VALIDATION_SIZE
-from evalcore.sst2.task import requests_for
+from evalcore.tasks import default_task
 
 __all__ = ["audit_record", "check_identity", "stored_scores"]
 
@@ -103,8 +101,9 @@ def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[i
 # complexity allowed: one check per stored field, each a plain if
 def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:  # noqa: C901
     problems: list[str] = []
-    committed = committed_row_hashes("validation")
-    digest = split_digest(committed)
+    task = default_task()
+    committed = task.committed_row_hashes("validation")
+    digest = task.split_digest(committed)
     if protocol_fingerprint(record["protocol"]) != record["fingerprint"]:
         problems.append("fingerprint does not match the recorded protocol")
     problems += protocol_problems(record, None, digest, "a run of this book")
@@ -150,9 +149,11 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:  # noqa: 
 
 
 def _level2(record: dict[str, Any], rows: Sequence[Any], tokenizer: Any) -> list[str]:
-    if len(rows) != VALIDATION_SIZE or any(row.idx != k for k, row in enumerate(rows)):
-        return [f"level 2 needs the validation split in idx order ({VALIDATION_SIZE} rows), got {len(rows)} rows"]
-    digest = split_digest([row_sha256(r.idx, r.sentence, r.label) for r in rows])
+    task = default_task()
+    size = task.split_size("validation")
+    if len(rows) != size or any(row.idx != k for k, row in enumerate(rows)):
+        return [f"level 2 needs the validation split in idx order ({size} rows), got {len(rows)} rows"]
+    digest = task.split_digest([task.item_sha256(r) for r in rows])
     problems = measured_problems(record, digest, tokenizer)
     for item in record["items"]:
         i, ind, off = item["item_id"], item["independent"], item["official"]
@@ -162,9 +163,9 @@ def _level2(record: dict[str, Any], rows: Sequence[Any], tokenizer: Any) -> list
         row = rows[i]
         if item["label"] != row.label:
             problems.append(f"item {i}: the record's label {item['label']} is not the data's gold label {row.label}")
-        if item["row_sha256"] != row_sha256(row.idx, row.sentence, row.label):
+        if item["row_sha256"] != task.item_sha256(row):
             problems.append(f"item {i}: the record's row_sha256 is not the hash of row {i} of the verified data")
-        requests = requests_for(rows[i].sentence)
+        requests = task.requests_for(row)
         prompt_hash = sha256_text(requests[0][0])
         for scorer, entry in (("official", off), ("independent", ind)):
             if entry is not None and entry["prompt_hash"] != prompt_hash:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.harness.pairing import no_sample
-from evalcore.sst2.selection import confirm_ids
+from evalcore.tasks import default_task
 
 __all__ = ["SMOKE_INDEPENDENT", "SMOKE_OFFICIAL", "Coverage", "coverage_problems", "expected_coverage"]
 
@@ -53,7 +53,7 @@ def expected_coverage(item_ids: Sequence[int], *, smoke: bool, sort_ids: bool) -
         independent=ids,
         official=official,
         ids_passed=tuple(sorted(official)) if sort_ids else official,
-        unsealed=bool(set(ids) & set(confirm_ids())),
+        unsealed=bool(set(ids) & set(default_task().confirm_ids())),
     )
 
 
@@ -110,7 +110,7 @@ def coverage_problems(record: Mapping[str, Any]) -> tuple[Coverage | None, list[
             problems.append(f"settings.{key} is {_short(settings.get(key))}, but this run's selection gives "
                             f"{_short(value)}")  # fmt: skip
     if settings["unsealed"] != cov.unsealed:
-        sealed = sorted(set(ids) & set(confirm_ids()))
+        sealed = sorted(set(ids) & set(default_task().confirm_ids()))
         problems.append(
             f"settings.unsealed is {str(settings['unsealed']).lower()}, but the items include "
             + (f"sealed confirm items {sealed[:5]}" if sealed else "no sealed confirm item")

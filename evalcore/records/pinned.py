@@ -35,10 +35,11 @@ import json
 from evalcore.models.loader import load_model
 from evalcore.records.machine import arithmetic, arithmetic_mode
 from evalcore.scoring.loglik import score_items
-from evalcore.sst2.rows import load_split
-from evalcore.sst2.selection import dev_ids
+from evalcore.tasks import default_task
+task = default_task()
 model, tokenizer = load_model()
-scores = {s.item_id: list(s.loglik) for s in score_items(model, tokenizer, load_split("validation"), dev_ids())}
+validation = task.load_split("validation")
+scores = {s.item_id: list(s.loglik) for s in score_items(model, tokenizer, validation, task.dev_ids())}
 current = arithmetic()
 print(json.dumps({"scores": scores, "arithmetic": current, "mode": arithmetic_mode(current)}))
 """

@@ -16,7 +16,7 @@ from typing import Any
 
 from evalcore.protocol.ledger import ledger_record
 from evalcore.protocol.ledger import summarize_ledger as summarize
-from evalcore.sst2.selection import VALIDATION_SIZE
+from evalcore.tasks import default_task
 
 __all__ = ["aggregate_problems", "harness_stderr", "item_list_problem"]
 
@@ -69,7 +69,8 @@ def _official_aggregate(agg: dict[str, Any], official: dict[int, dict[str, Any]]
     if agg.get("n") != len(official):
         problems.append(f"official n {agg.get('n')} != {len(official)} logged samples")
     reported = agg.get("n_samples_reported")
-    expected = {"original": VALIDATION_SIZE, "effective": VALIDATION_SIZE}
+    size = default_task().split_size("validation")
+    expected = {"original": size, "effective": size}
     if official and reported != expected:
         # with samples= (and no limit), the pinned harness reports the whole split as both counts
         problems.append(f"official n_samples_reported {reported!r} is not what lm-eval 0.4.9.2 reports for a "

@@ -21,9 +21,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.scoring.loglik import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
-from evalcore.sst2.task import requests_for
+from evalcore.tasks import Task, TaskItem, default_task
 
 __all__ = ["PAD_ID", "score_rows_batched"]
 
@@ -34,13 +32,14 @@ PAD_ID = 0
 def score_rows_batched(
     model: Any,
     tokenizer: Any,
-    rows: Sequence[Row],
+    rows: Sequence[TaskItem],
     *,
     split: str,
     batch_size: int = 16,
     max_length: int = MAX_LENGTH,
     unseal: bool = False,
     all_logits: bool = False,
+    task: Task | None = None,
 ) -> list[ItemScore]:
     """Score rows in length-sorted batches; results in the order of ``rows``.
 
@@ -51,6 +50,7 @@ def score_rows_batched(
         all_logits: compute the vocabulary projection at every position, as a plain
             forward pass does, instead of only where a candidate token is predicted
             (the benchmark measures what skipping it buys; the scores are the same maths).
+        task: whose items these are (:func:`evalcore.tasks.default_task` when not given).
 
     Raises:
         ValueError: a batch size below 1, or an unknown split.
@@ -62,12 +62,12 @@ def score_rows_batched(
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidInputError(f"batch_size must be a positive int, got {batch_size!r}")
-    if split not in ("train", "validation"):
-        raise InvalidInputError(f"unknown split {split!r}")
-    if split == "validation":
-        check_ids([r.idx for r in rows], unseal=unseal)
+    task = task or default_task()
+    task.split_size(split)  # refuses a split the task does not have
+    if split == task.spec.eval_split:
+        task.check_ids([r.idx for r in rows], unseal=unseal)
     encoded: list[list[Candidate]] = [
-        [encode_pair(tokenizer, ctx, cont, max_length=max_length) for ctx, cont in requests_for(row.sentence)]
+        [encode_pair(tokenizer, ctx, cont, max_length=max_length) for ctx, cont in task.requests_for(row)]
         for row in rows
     ]
     inputs = sorted({c.input_ids for cands in encoded for c in cands}, key=lambda ids: (-len(ids), ids))

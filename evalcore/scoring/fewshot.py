@@ -1,4 +1,4 @@
-"""Few-shot prompts for sst2: exactly as lm-eval 0.4.9.2 builds them, and an item-keyed alternative.
+"""Few-shot prompts: exactly as lm-eval 0.4.9.2 builds them, and an item-keyed alternative.
 
 Explained in Part III (``book/part3-fewshot.md``). The harness gives each task one
 ``random.Random(seed)``
@@ -24,9 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.protocol.fingerprint import canonical_json
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
-from evalcore.sst2.task import CHOICES, TARGET_DELIMITER, doc_to_text
+from evalcore.tasks import DEFAULT_FEWSHOT_DELIMITER, Task, TaskItem, default_task
 
 __all__ = [
     "FEWSHOT_DELIMITER",
@@ -41,7 +39,7 @@ __all__ = [
 HARNESS_FEWSHOT_SEED = 1234
 """``simple_evaluate``'s default ``fewshot_random_seed``."""
 
-FEWSHOT_DELIMITER = "\n\n"
+FEWSHOT_DELIMITER = DEFAULT_FEWSHOT_DELIMITER
 """TaskConfig's default ``fewshot_delimiter``, which the sst2 YAML leaves implicit: after every demo."""
 
 
@@ -54,11 +52,12 @@ def _check_k(k: object) -> int:
 def harness_demo_ids(
     item_ids: Sequence[int],
     k: int,
-    pool: Sequence[Row],
-    validation: Sequence[Row],
+    pool: Sequence[TaskItem],
+    validation: Sequence[TaskItem],
     *,
     seed: int = HARNESS_FEWSHOT_SEED,
     unseal: bool = False,
+    task: Task | None = None,
 ) -> dict[int, tuple[int, ...]]:
     """The train idx of the demos lm-eval 0.4.9.2 puts before each item, for one run over ``item_ids``.
 
@@ -69,6 +68,7 @@ def harness_demo_ids(
         pool: the train split in idx order (the harness's few-shot pool).
         validation: the validation split, to recognise an item drawn as its own demo.
         seed: ``fewshot_random_seed``.
+        task: whose items these are (:func:`evalcore.tasks.default_task` when not given).
 
     Returns:
         ``{item_id: (train idx, ...)}``, demos in prompt order.
@@ -76,7 +76,7 @@ def harness_demo_ids(
     Raises:
         ValueError, TypeError, SealedItemError: bad ids (``check_ids``) or a bad ``k``.
     """
-    ids = check_ids(item_ids, unseal=unseal)
+    ids = (task or default_task()).check_ids(item_ids, unseal=unseal)
     k = _check_k(k)
     if k == 0:
         return {i: () for i in ids}
@@ -93,13 +93,15 @@ def harness_demo_ids(
     return demos
 
 
-def item_keyed_demo_ids(item_id: int, k: int, pool_size: int, *, seed: int = HARNESS_FEWSHOT_SEED) -> tuple[int, ...]:
+def item_keyed_demo_ids(
+    item_id: int, k: int, pool_size: int, *, seed: int = HARNESS_FEWSHOT_SEED, task: Task | None = None
+) -> tuple[int, ...]:
     """Demos that depend on the seed and the item only: the same in every run that contains the item.
 
     A generator seeded with the string ``"{seed}:{item_id}"`` (hashed by Python's own
     string seeding, stable across versions and machines) draws ``k`` distinct train idx.
     """
-    check_ids([item_id], unseal=True)  # type and range only: choosing demos scores nothing
+    (task or default_task()).check_ids([item_id], unseal=True)  # type and range only: choosing demos scores nothing
     k = _check_k(k)
     if pool_size <= k:
         raise InvalidInputError(f"a pool of {pool_size} rows cannot give {k} distinct demos")
@@ -125,24 +127,35 @@ def demos_digest(demos: Mapping[int, Sequence[int]]) -> str:
 
 
 def demo_block(
-    demos: Sequence[Row],
+    demos: Sequence[TaskItem],
     *,
-    render: Callable[[str], str] = doc_to_text,
-    target_delimiter: str = TARGET_DELIMITER,
-    choices: Sequence[str] = CHOICES,
+    render: Callable[[str], str] | None = None,
+    target_delimiter: str | None = None,
+    choices: Sequence[str] | None = None,
+    task: Task | None = None,
 ) -> str:
     """The demos as the harness writes them before an item: each answered, each followed by the delimiter.
 
-    The one demo-prompt builder: the harness's format by default; Part III's conditions
-    pass their own template (``render``), delimiter and answer words. Pass the result as
-    ``demo_block`` to :func:`evalcore.scoring.loglik.score_item` to score an item with them.
+    The one demo-prompt builder: the task's own format by default
+    (:meth:`evalcore.tasks.Task.demo_block`); Part III's conditions pass their own template
+    (``render``, called with the value of the one field the task's template fills in),
+    delimiter and answer words. Pass the result as ``demo_block`` to
+    :func:`evalcore.scoring.loglik.score_item` to score an item with them.
     """
-    return "".join(render(demo.sentence) + target_delimiter + choices[demo.label] + FEWSHOT_DELIMITER for demo in demos)
+    task = task or default_task()
+    if render is None and target_delimiter is None and choices is None:
+        return task.demo_block(demos)
+    spec = task.spec
+    text = [spec.doc_to_text(d.as_doc()) if render is None else render(task.field_text(d)) for d in demos]
+    delimiter = spec.target_delimiter if target_delimiter is None else target_delimiter
+    answers = [spec.choices_of(d.as_doc()) if choices is None else tuple(choices) for d in demos]
+    return "".join(t + delimiter + a[d.label] + FEWSHOT_DELIMITER for t, a, d in zip(text, answers, demos, strict=True))
 
 
-def fewshot_context(demos: Sequence[Row], sentence: str) -> str:
+def fewshot_context(demos: Sequence[TaskItem], item: TaskItem, *, task: Task | None = None) -> str:
     """The context string of one item with its demos, as the harness writes it.
 
-    An empty ``demos`` gives the zero-shot context, ``doc_to_text(sentence)``.
+    An empty ``demos`` gives the zero-shot context, the item's ``doc_to_text``.
     """
-    return demo_block(demos) + doc_to_text(sentence)
+    task = task or default_task()
+    return task.demo_block(demos) + task.text(item)

@@ -16,9 +16,7 @@ from typing import Any
 
 from evalcore.errors import ContextNotPrefixError, InvalidInputError, PromptTooLongError
 from evalcore.protocol.ledger import ledger_record
-from evalcore.sst2.rows import Row
-from evalcore.sst2.selection import check_ids
-from evalcore.sst2.task import requests_for
+from evalcore.tasks import Task, TaskItem, default_task
 
 __all__ = [
     "MAX_LENGTH",
@@ -167,18 +165,26 @@ class ItemScore:
 
 
 def score_item(
-    model: Any, tokenizer: Any, row: Row, *, max_length: int = MAX_LENGTH, demo_block: str = ""
+    model: Any,
+    tokenizer: Any,
+    row: TaskItem,
+    *,
+    max_length: int = MAX_LENGTH,
+    demo_block: str = "",
+    task: Task | None = None,
 ) -> ItemScore:
-    """Score both choices of one item from raw logits (batch 1, float32).
+    """Score every choice of one item from raw logits (batch 1, float32).
 
     Candidates that share an input sequence share one forward pass, as in the harness.
     ``demo_block`` (few-shot demos, :func:`evalcore.scoring.fewshot.demo_block`) goes before the
-    item's text, as in :func:`evalcore.sst2.task.requests_for`.
+    item's text, as in :func:`evalcore.sst2.task.requests_for`. ``task`` says whose item it is
+    (:func:`evalcore.tasks.default_task`, SST-2, when not given): any multiple-choice task's
+    requests, :meth:`evalcore.tasks.Task.requests_for`, are scored the same way.
     """
     import torch
     import torch.nn.functional as F
 
-    pairs = requests_for(row.sentence, demo_block)
+    pairs = (task or default_task()).requests_for(row, demo_block)
     candidates = [encode_pair(tokenizer, ctx, cont, max_length=max_length) for ctx, cont in pairs]
     logprobs_by_input: dict[tuple[int, ...], Any] = {}
     shape: tuple[int, int, int] | None = None
@@ -198,7 +204,7 @@ def score_item(
 
 
 def assemble_item(
-    row: Row,
+    row: TaskItem,
     candidates: Sequence[Candidate],
     window_for: Callable[[Candidate], Any],
     *,
@@ -229,7 +235,7 @@ def assemble_item(
     )
 
 
-def validation_row(rows: Sequence[Row], item_id: int) -> Row:
+def validation_row(rows: Sequence[TaskItem], item_id: int) -> TaskItem:
     """The row with idx ``item_id``; refuses a split that is not in idx order."""
     row = rows[item_id]
     if row.idx != item_id:
@@ -240,29 +246,33 @@ def validation_row(rows: Sequence[Row], item_id: int) -> Row:
 def score_items(
     model: Any,
     tokenizer: Any,
-    rows: Sequence[Row],
+    rows: Sequence[TaskItem],
     ids: Sequence[int],
     *,
     unseal: bool = False,
     max_length: int = MAX_LENGTH,
     progress: Callable[[str, int, int], None] | None = None,
+    task: Task | None = None,
 ) -> list[ItemScore]:
     """Score the given validation items, in the order given.
 
     Args:
         rows: the verified validation split (``rows[idx].idx == idx``).
-        ids: item ids to score; checked by :func:`evalcore.sst2.selection.check_ids`.
+        ids: item ids to score; checked by the task's :meth:`~evalcore.tasks.Task.check_ids`
+            (for SST-2, :func:`evalcore.sst2.selection.check_ids`).
         unseal: allow sealed confirm items.
         progress: called as ``progress("independent", done, total)`` after each item.
+        task: whose items these are (:func:`evalcore.tasks.default_task` when not given).
 
     Raises:
-        SealedItemError, InvalidInputError, InvalidTypeError: from :func:`~evalcore.sst2.selection.check_ids`.
+        SealedItemError, InvalidInputError, InvalidTypeError: from the task's ``check_ids``.
         PromptTooLongError: an item is too long; nothing is returned for any item.
     """
-    ids = check_ids(ids, unseal=unseal)
+    task = task or default_task()
+    ids = task.check_ids(ids, unseal=unseal)
     out = []
     for i in ids:
-        out.append(score_item(model, tokenizer, validation_row(rows, i), max_length=max_length))
+        out.append(score_item(model, tokenizer, validation_row(rows, i), max_length=max_length, task=task))
         if progress is not None:
             progress("independent", len(out), len(ids))
     return out
@@ -271,11 +281,12 @@ def score_items(
 def ledger_records(
     model: Any,
     tokenizer: Any,
-    rows: Sequence[Row],
+    rows: Sequence[TaskItem],
     ids: Sequence[int],
     *,
     max_length: int = MAX_LENGTH,
     unseal: bool = False,
+    task: Task | None = None,
 ) -> list[dict[str, Any]]:
     """Score items into ledger records: ``passed``, ``failed``, or ``error`` when refused.
 
@@ -283,10 +294,11 @@ def ledger_records(
     prompt exceeds ``max_length`` is not dropped: it ends in ``error`` with the reason,
     so :func:`evalcore.protocol.ledger.summarize_ledger` can report both denominators.
     """
+    task = task or default_task()
     records = []
-    for i in check_ids(ids, unseal=unseal):
+    for i in task.check_ids(ids, unseal=unseal):
         try:
-            score = score_item(model, tokenizer, validation_row(rows, i), max_length=max_length)
+            score = score_item(model, tokenizer, validation_row(rows, i), max_length=max_length, task=task)
         except PromptTooLongError as exc:
             records.append(ledger_record(i, None, str(exc)))
         else:

@@ -17,9 +17,10 @@ from functools import cache
 from importlib import resources as importlib_resources
 from typing import Any
 
-from evalcore.errors import InvalidInputError, InvalidTypeError, SealedItemError
+from evalcore.errors import InvalidInputError, SealedItemError
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.jsonvalue import json_object
+from evalcore.tasks.taskdata import check_item_ids
 
 __all__ = [
     "BENCHMARK_SALT",
@@ -107,20 +108,7 @@ def check_ids(ids: Iterable[object], *, unseal: bool = False) -> list[int]:
         ValueError: no ids, an id outside ``0..871``, or an id listed twice.
         SealedItemError: a confirm id without ``unseal=True``.
     """
-    out: list[int] = []
-    for position, item_id in enumerate(ids):
-        if isinstance(item_id, bool) or not isinstance(item_id, int):
-            raise InvalidTypeError(
-                f"item id at position {position} must be an int, got {type(item_id).__name__} {item_id!r}"
-            )
-        if not 0 <= item_id < VALIDATION_SIZE:
-            raise InvalidInputError(f"item id {item_id} is outside 0..{VALIDATION_SIZE - 1}")
-        out.append(item_id)
-    if not out:
-        raise InvalidInputError("no item ids: an empty selection scores nothing (the harness would score everything)")
-    if len(set(out)) != len(out):
-        dup = next(i for i in out if out.count(i) > 1)
-        raise InvalidInputError(f"item id {dup} is listed twice")
+    out = check_item_ids(ids, VALIDATION_SIZE)
     if not unseal:
         sealed = sorted(set(out) & set(confirm_ids()))
         if sealed:

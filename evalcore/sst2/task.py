@@ -8,10 +8,17 @@ different harness release cannot change the task under the book unnoticed.
 
 from __future__ import annotations
 
-from evalcore.errors import InvalidTypeError
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-__all__ = ["CHOICES", "QUESTION", "TARGET_DELIMITER", "TASK_VERSION", "TASK_YAML", "TEMPLATE", "doc_to_text",
-           "requests_for"]  # fmt: skip
+from evalcore.errors import DataIntegrityError, InvalidInputError, InvalidTypeError
+from evalcore.sst2.rows import Row, committed_row_hashes, load_split, row_sha256, verify_rows
+from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE, check_ids, committed_selection, confirm_ids, dev_ids
+from evalcore.tasks.taskdata import Task
+from evalcore.tasks.taskspec import TaskItem, TaskSpec
+
+__all__ = ["CHOICES", "QUESTION", "SPEC", "SST2", "TARGET_DELIMITER", "TASK_VERSION", "TASK_YAML", "TEMPLATE",
+           "Sst2Task", "doc_to_text", "requests_for"]  # fmt: skip
 
 TASK_YAML = "tasks/glue/sst2/default.yaml"
 """Where the task is defined, relative to the installed ``lm_eval`` package."""
@@ -47,3 +54,77 @@ def requests_for(sentence: str, demo_block: str = "") -> list[tuple[str, str]]:
     """
     context = demo_block + doc_to_text(sentence)
     return [(context, TARGET_DELIMITER + choice) for choice in CHOICES]
+
+
+class Sst2Task(Task):
+    """GLUE SST-2 as a :class:`~evalcore.tasks.Task`: the pinned YAML's spec, the verified rows,
+    the committed row hashes and the sealed confirm set."""
+
+    @property
+    def spec(self) -> TaskSpec:
+        """The spec the pinned YAML declares (a test reads it from lm-eval's own registry)."""
+        return SPEC
+
+    def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
+        """:func:`evalcore.sst2.rows.load_split`."""
+        return list(load_split(split, source=source))
+
+    def split_size(self, split: str) -> int:
+        """872 validation rows, 67,349 train rows."""
+        sizes = {"validation": VALIDATION_SIZE, "train": TRAIN_SIZE}
+        if split not in sizes:
+            raise InvalidInputError(f"unknown split {split!r}; expected one of {sorted(sizes)}")
+        return sizes[split]
+
+    def content_sha256(self, doc: Mapping[str, Any]) -> str:
+        """An SST-2 document's :func:`~evalcore.sst2.rows.row_sha256`; any other document's canonical JSON hashed."""
+        if set(doc) == {"sentence", "label", "idx"}:
+            return row_sha256(doc["idx"], doc["sentence"], doc["label"])
+        return super().content_sha256(doc)
+
+    def committed_row_hashes(self, split: str) -> list[str]:
+        """:func:`evalcore.sst2.rows.committed_row_hashes`."""
+        return committed_row_hashes(split)
+
+    def verify_rows(self, split: str, rows: Sequence[TaskItem]) -> str:
+        """:func:`evalcore.sst2.rows.verify_rows`: every row against the committed digests."""
+        return verify_rows(split, [Row(r.idx, r.as_doc()["sentence"], r.label) for r in rows])
+
+    def confirm_ids(self) -> list[int]:
+        """The sealed confirm items."""
+        return confirm_ids()
+
+    def dev_ids(self) -> list[int]:
+        """The 64 dev items, in hash order."""
+        return dev_ids()
+
+    def check_ids(self, ids: Iterable[object], *, unseal: bool = False) -> list[int]:
+        """:func:`evalcore.sst2.selection.check_ids`: sealed items need ``unseal``."""
+        return check_ids(ids, unseal=unseal)
+
+    def check_selection(self) -> tuple[int, int]:
+        """``(dev, confirm)`` counts of the committed selection, after checking it against the hash order.
+
+        Raises:
+            DataIntegrityError: the committed ids differ from the ones the hash order gives.
+        """
+        sel = committed_selection()
+        if [e["idx"] for e in sel["dev"]] != dev_ids() or [e["idx"] for e in sel["confirm"]] != confirm_ids():
+            raise DataIntegrityError("committed selection ids differ from the hash order")
+        return len(sel["dev"]), len(sel["confirm"])
+
+
+SPEC = TaskSpec(
+    name="sst2",
+    version=TASK_VERSION,
+    template=TEMPLATE,
+    target_field="label",
+    choices=CHOICES,
+    target_delimiter=TARGET_DELIMITER,
+    eval_split="validation",
+    fewshot_split="train",
+)
+"""The sst2 task's spec, from the constants above."""
+
+SST2 = Sst2Task()
+"""GLUE SST-2, the book's task (:func:`evalcore.tasks.default_task`)."""

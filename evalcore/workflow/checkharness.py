@@ -80,10 +80,11 @@ def _local_task(log: HarnessLog, declared: dict[str, Any], notes: list[str]) -> 
     if (declared.get("dataset_path"), declared.get("dataset_name")) in GLUE_SST2:
         from evalcore.errors import DataUnavailableError
         from evalcore.harness.registry import official_task_config
-        from evalcore.sst2.rows import load_split
+        from evalcore.tasks import default_task
 
+        sst2 = default_task()
         try:
-            config = official_task_config(load_split("train"), load_split("validation"))
+            config = official_task_config(sst2.load_split("train"), sst2.load_split("validation"), task=sst2)
             return task_from_config({**declared, "custom_dataset": config["custom_dataset"]}), True
         except DataUnavailableError as exc:
             notes.append(f"SST-2 data not at hand ({exc})")

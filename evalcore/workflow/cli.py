@@ -40,19 +40,21 @@ def _prepare(args: argparse.Namespace) -> int:
     from evalcore.models.loader import locate_model
 
     require_run_extra("evalcore prepare")
-    from evalcore.sst2.rows import load_split, verify_rows
-    from evalcore.sst2.selection import committed_selection, confirm_ids, dev_ids
+    from evalcore.errors import DataIntegrityError
+    from evalcore.tasks import default_task
 
+    task = default_task()
     directory, gguf, res = locate_model(args.model)
     print(f"model ok: {res.display_name} at {directory} ({gguf or res.revision}), sha256 verified")
     for split in ("train", "validation"):
-        rows = load_split(split, source=args.data_source)
-        print(f"data ok: {split} {len(rows)} rows, digest {verify_rows(split, rows)[:16]}…")
-    sel = committed_selection()
-    if [e["idx"] for e in sel["dev"]] != dev_ids() or [e["idx"] for e in sel["confirm"]] != confirm_ids():
+        rows = task.load_split(split, source=args.data_source)
+        print(f"data ok: {split} {len(rows)} rows, digest {task.verify_rows(split, rows)[:16]}…")
+    try:
+        dev, confirm = task.check_selection()
+    except DataIntegrityError:
         print("selection FAILED: committed ids differ from the hash order", file=sys.stderr)
         return 1
-    print(f"selection ok: {len(sel['dev'])} dev, {len(sel['confirm'])} confirm (sealed)")
+    print(f"selection ok: {dev} dev, {confirm} confirm (sealed)")
     return 0
 
 
@@ -66,14 +68,16 @@ def resolve_items(words: Sequence[str]) -> list[int]:
     Raises:
         InvalidInputError: a set name mixed with ids, or a word that is neither.
     """
-    from evalcore.sst2.selection import VALIDATION_SIZE, confirm_ids, dev_ids
+    from evalcore.tasks import default_task
 
+    task = default_task()
     named = [w for w in words if w in ITEM_SETS]
     if named:
         if len(words) != 1:
             raise InvalidInputError(f"--items takes one set name or a list of ids, got {list(words)}")
         sets: dict[str, Callable[[], list[int]]] = {
-            "dev": dev_ids, "confirm": confirm_ids, "validation": lambda: list(range(VALIDATION_SIZE))
+            "dev": task.dev_ids, "confirm": task.confirm_ids,
+            "validation": lambda: list(range(task.split_size("validation"))),
         }  # fmt: skip
         return sets[named[0]]()
     # ASCII digits only: str.isdigit() also accepts '²' (which int() refuses) and int() reads '١٢' as 12.
@@ -137,14 +141,14 @@ def _audit(args: argparse.Namespace) -> int:
     from evalcore.records.numerics import format_tolerance
     from evalcore.records.report import LEVELS, REDERIVED
     from evalcore.records.store import read_record
-    from evalcore.sst2.rows import load_split
+    from evalcore.tasks import default_task
 
     record = read_record(args.dir)
     print("read: the schema and the self-digest hold (a digest detects an accidental edit; "
           "a forger recomputes it, so what follows re-derives)")  # fmt: skip
     rows = tokenizer = model = None
     if args.level >= 2:
-        rows = load_split("validation", source=record["resources"]["data"]["source"])
+        rows = default_task().load_split("validation", source=record["resources"]["data"]["source"])
         name = record["resources"]["model"]["name"]
         if args.level == 3:
             model, tokenizer = load_model(name)

@@ -28,8 +28,7 @@ from evalcore.protocol.ledger import ledger_record, summarize_ledger
 from evalcore.records.coverage import SMOKE_INDEPENDENT, expected_coverage
 from evalcore.records.machine import arithmetic, arithmetic_mode
 from evalcore.scoring.loglik import ItemScore, score_items
-from evalcore.sst2.rows import Row, committed_row_hashes, load_split, verify_rows
-from evalcore.sst2.selection import check_ids, dev_ids
+from evalcore.tasks import TaskItem, default_task
 from evalcore.workflow.interrupt import SignalWatch, signal_watch
 
 __all__ = ["PACKAGES", "execute_run"]
@@ -39,9 +38,9 @@ PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "gguf", "numpy", "ev
 
 
 def _items(
-    ids: list[int], validation: list[Row], official: dict[int, dict[str, Any]], independent: dict[int, ItemScore]
+    ids: list[int], validation: list[TaskItem], official: dict[int, dict[str, Any]], independent: dict[int, ItemScore]
 ) -> list[dict[str, Any]]:
-    hashes = committed_row_hashes("validation")
+    hashes = default_task().committed_row_hashes("validation")
     return [
         {
             "item_id": i,
@@ -109,9 +108,10 @@ def execute_run(
     """
     from evalcore.records.store import begin_record, mark_failed
 
-    chosen = check_ids(ids if ids is not None else dev_ids(), unseal=unseal)
+    task = default_task()
+    chosen = task.check_ids(ids if ids is not None else task.dev_ids(), unseal=unseal)
     t0 = time.perf_counter()
-    data = load_split("train", source=data_source), load_split("validation", source=data_source)
+    data = task.load_split("train", source=data_source), task.load_split("validation", source=data_source)
     load_data_s = time.perf_counter() - t0
     begin_record(out_dir, {"smoke": smoke, "sort_ids": sort_ids, "unsealed": unseal, "item_ids": chosen,
                            "model": model_name, "data_source": data_source}, overwrite=overwrite)  # fmt: skip
@@ -134,7 +134,7 @@ def execute_run(
 def _execute(
     out_dir: str | Path,
     chosen: list[int],
-    data: tuple[list[Row], list[Row]],
+    data: tuple[list[TaskItem], list[TaskItem]],
     load_data_s: float,
     smoke: bool,
     sort_ids: bool,
@@ -171,7 +171,8 @@ def _execute(
     )
     timings["official_total_s"] = time.perf_counter() - t
     timings["official_evaluate_s"] = run.seconds
-    hash_to_idx = {h: i for i, h in enumerate(committed_row_hashes("validation"))}
+    task = default_task()
+    hash_to_idx = {h: i for i, h in enumerate(task.committed_row_hashes("validation"))}
     entries = [official_entry(s, hash_to_idx) for s in run.samples]
     official, failures = pair_official(entries, official_ids)
 
@@ -183,7 +184,7 @@ def _execute(
         for it in items
         if it["item_id"] in official_ids
     ]
-    protocol = build_protocol(model_name, tokenizer, verify_rows("validation", validation), chosen)
+    protocol = build_protocol(model_name, tokenizer, task.verify_rows("validation", validation), chosen)
     n_ind = len(independent)
     record = {
         "status": "complete",

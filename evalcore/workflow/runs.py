@@ -68,7 +68,7 @@ def _part3_condition(name: str, path: Path, condition: str) -> RunItems:
     from evalcore.part3.record import require_whole
     from evalcore.protocol.jsonvalue import json_object
     from evalcore.records.strictjson import loads_strict
-    from evalcore.sst2.selection import committed_selection
+    from evalcore.tasks import default_task
 
     try:
         record = json_object(loads_strict(path.read_text(encoding="utf-8")), str(path))
@@ -79,8 +79,9 @@ def _part3_condition(name: str, path: Path, condition: str) -> RunItems:
     if condition not in conditions:
         listed = "; ".join(repr(name) for name in sorted(conditions))
         raise InvalidInputError(f"{path} has no condition {condition!r}; it has: {listed}")
-    selection = committed_selection()
-    hashes = {entry["idx"]: entry["row_sha256"] for part in ("dev", "confirm") for entry in selection[part]}
+    task = default_task()
+    committed = task.committed_row_hashes("validation")
+    hashes = {i: committed[i] for part in (task.dev_ids(), task.confirm_ids()) for i in part}
     stored = conditions[condition]["items"]
     items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
     for item_id in record["item_ids"]:
@@ -95,15 +96,16 @@ def _part3_condition(name: str, path: Path, condition: str) -> RunItems:
 
 
 def _content_key(doc: Any) -> str:
-    """A logged document's content as a comparison matches it: an SST-2 row's committed ``row_sha256`` (so a harness
-    log meets an evalcore record), any other document's canonical JSON hashed."""
+    """A logged document's content as a comparison matches it: the book's task's content hash
+    (:meth:`evalcore.tasks.Task.content_sha256`: an SST-2 row's ``row_sha256``, so a harness log meets an
+    evalcore record; any other document's canonical JSON hashed)."""
     import hashlib
 
     from evalcore.protocol.fingerprint import canonical_json
-    from evalcore.sst2.rows import row_sha256
+    from evalcore.tasks import default_task
 
-    if isinstance(doc, dict) and set(doc) == {"sentence", "label", "idx"}:
-        return row_sha256(doc["idx"], doc["sentence"], doc["label"])
+    if isinstance(doc, dict):
+        return default_task().content_sha256(doc)
     return hashlib.sha256(canonical_json(doc)).hexdigest()
 
 

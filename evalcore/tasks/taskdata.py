@@ -1,0 +1,206 @@
+"""A task the layers above can run: its spec, its data, which of its items may be scored.
+
+Explained in the book chapter *Auditing your own runs*. The layers above the task layer
+see a task only through :class:`Task`: the scorer asks it for an item's requests, the
+harness for its registry name and data, the audit and the records for its committed
+hashes. The book's own task, GLUE SST-2 (:func:`evalcore.tasks.default_task`), is one
+:class:`Task`, with committed digests and a sealed confirm set; :class:`LocalTask` is any
+other multiple-choice task whose documents are at hand, with no sealed items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalcore.errors import DataIntegrityError, DataUnavailableError, InvalidInputError, InvalidTypeError
+from evalcore.protocol.digest import sha256_text
+from evalcore.protocol.fingerprint import canonical_json
+from evalcore.tasks.taskspec import DocItem, TaskItem, TaskSpec
+
+__all__ = ["LocalTask", "Task", "check_item_ids", "local_task", "read_json_lines"]
+
+
+def check_item_ids(ids: Iterable[object], size: int) -> list[int]:
+    """Item ids as a list, in the order given: ints in ``0..size-1``, at least one, none twice.
+
+    Raises:
+        InvalidTypeError: an id that is not an int (a bool or a string is refused, not converted).
+        InvalidInputError: no ids, an id out of range, or an id listed twice.
+    """
+    out: list[int] = []
+    for position, item_id in enumerate(ids):
+        if isinstance(item_id, bool) or not isinstance(item_id, int):
+            raise InvalidTypeError(
+                f"item id at position {position} must be an int, got {type(item_id).__name__} {item_id!r}"
+            )
+        if not 0 <= item_id < size:
+            raise InvalidInputError(f"item id {item_id} is outside 0..{size - 1}")
+        out.append(item_id)
+    if not out:
+        raise InvalidInputError("no item ids: an empty selection scores nothing (the harness would score everything)")
+    if len(set(out)) != len(out):
+        dup = next(i for i in out if out.count(i) > 1)
+        raise InvalidInputError(f"item id {dup} is listed twice")
+    return out
+
+
+class Task(ABC):
+    """A multiple-choice task: its :class:`~evalcore.tasks.taskspec.TaskSpec` and its data."""
+
+    @property
+    @abstractmethod
+    def spec(self) -> TaskSpec:
+        """Prompts, choices, delimiters and splits."""
+
+    @abstractmethod
+    def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
+        """A split's items in index order, verified where the task has committed digests."""
+
+    @abstractmethod
+    def split_size(self, split: str) -> int:
+        """How many items a split holds."""
+
+    def content_sha256(self, doc: Mapping[str, Any]) -> str:
+        """A document's identity by content: SHA-256 of its canonical JSON."""
+        return hashlib.sha256(canonical_json(dict(doc))).hexdigest()
+
+    def item_sha256(self, item: TaskItem) -> str:
+        """An item's identity by content (:meth:`content_sha256` of its document)."""
+        return self.content_sha256(item.as_doc())
+
+    def split_digest(self, row_hashes: Sequence[str]) -> str:
+        """SHA-256 over a split's item hashes in index order, one per line."""
+        return sha256_text("\n".join(row_hashes))
+
+    def committed_row_hashes(self, split: str) -> list[str]:
+        """The item hashes committed for a split; a task without committed digests has none to give."""
+        raise DataUnavailableError(f"task {self.spec.name!r} has no committed item hashes for {split!r}")
+
+    def verify_rows(self, split: str, rows: Sequence[TaskItem]) -> str:
+        """The split digest of ``rows``, after whatever check the task can make of them."""
+        return self.split_digest([self.item_sha256(r) for r in rows])
+
+    def confirm_ids(self) -> list[int]:
+        """The sealed items: none unless the task declares a confirm set."""
+        return []
+
+    def dev_ids(self) -> list[int]:
+        """The items a run scores by default: every unsealed item of the evaluated split."""
+        sealed = set(self.confirm_ids())
+        return [i for i in range(self.split_size(self.spec.eval_split)) if i not in sealed]
+
+    def check_selection(self) -> tuple[int, int]:
+        """``(dev, confirm)`` counts; a task with a committed selection checks it first."""
+        return len(self.dev_ids()), len(self.confirm_ids())
+
+    def check_ids(self, ids: Iterable[object], *, unseal: bool = False) -> list[int]:
+        """Item ids of the evaluated split, validated before anything is scored (sealed ones need ``unseal``)."""
+        return check_item_ids(ids, self.split_size(self.spec.eval_split))
+
+    def text(self, item: TaskItem) -> str:
+        """The item's own text: ``doc_to_text`` of its document."""
+        return self.spec.doc_to_text(item.as_doc())
+
+    def field_text(self, item: TaskItem) -> str:
+        """The value of the one field the template fills in (for SST-2, the review's sentence).
+
+        Raises:
+            InvalidInputError: a template that fills in no field or several.
+        """
+        fields = self.spec.fields
+        if len(fields) != 1:
+            raise InvalidInputError(f"task {self.spec.name!r} fills in {len(fields)} fields {fields}, not one")
+        return str(item.as_doc()[fields[0]])
+
+    def requests_for(self, item: TaskItem, demo_block: str = "") -> list[tuple[str, str]]:
+        """The item's ``(context, continuation)`` pairs, ``demo_block`` before its text."""
+        return self.spec.requests_for(item.as_doc(), demo_block)
+
+    def demo_block(self, demos: Sequence[TaskItem]) -> str:
+        """The demos as the harness writes them before an item: each answered, each followed by the delimiter."""
+        return "".join(self.spec.demo_text(d.as_doc()) for d in demos)
+
+
+class LocalTask(Task):
+    """A task whose documents are given, split by split (no committed digests, no sealed items)."""
+
+    def __init__(self, spec: TaskSpec, splits: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        if spec.eval_split not in splits:
+            raise InvalidInputError(f"task {spec.name!r}: no documents for its evaluated split {spec.eval_split!r}")
+        self._spec = spec
+        self._items = {name: [spec.item_from(i, doc) for i, doc in enumerate(docs)] for name, docs in splits.items()}
+
+    @property
+    def spec(self) -> TaskSpec:
+        """Prompts, choices, delimiters and splits."""
+        return self._spec
+
+    def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
+        """The given documents of ``split`` as items (``source`` must be ``local``)."""
+        if source != "local":
+            raise InvalidInputError(f"task {self._spec.name!r} has its documents at hand only (source 'local')")
+        return list(self._items_of(split))
+
+    def split_size(self, split: str) -> int:
+        """How many documents ``split`` holds."""
+        return len(self._items_of(split))
+
+    def _items_of(self, split: str) -> list[DocItem]:
+        if split not in self._items:
+            raise InvalidInputError(f"task {self._spec.name!r} has no split {split!r}; it has {sorted(self._items)}")
+        return self._items[split]
+
+
+def read_json_lines(path: str | Path) -> list[dict[str, Any]]:
+    """The documents of a JSON-lines file, one object per non-empty line.
+
+    Raises:
+        DataUnavailableError: no such file.
+        DataIntegrityError: a line that is not a JSON object (naming the file and the line).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataUnavailableError(f"data file {path} does not exist")
+    docs = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError as exc:
+            raise DataIntegrityError(f"{path}: line {number} is not JSON ({exc})") from None
+        if not isinstance(doc, dict):
+            raise DataIntegrityError(f"{path}: line {number} is a JSON {type(doc).__name__}, not an object")
+        docs.append(doc)
+    return docs
+
+
+def local_task(config: Mapping[str, Any], root: str | Path = ".") -> LocalTask:
+    """A task whose config reads JSON-lines files through lm-eval's ``json`` builder, with those files read here.
+
+    Args:
+        config: the task's config (its YAML as a mapping), ``dataset_path: json`` with
+            ``dataset_kwargs.data_files`` naming one file per split.
+        root: the directory the file names are relative to (where the harness runs).
+
+    Raises:
+        InvalidInputError: another kind of dataset, or a config :meth:`TaskSpec.from_config` refuses.
+    """
+    spec = TaskSpec.from_config(config)
+    files = (config.get("dataset_kwargs") or {}).get("data_files")
+    if config.get("dataset_path") != "json" or not isinstance(files, Mapping):
+        raise InvalidInputError(
+            f"task {spec.name!r}: dataset_path {config.get('dataset_path')!r} with data_files {files!r} is not a "
+            "local JSON-lines dataset (dataset_path: json, dataset_kwargs.data_files: one file per split)"
+        )
+    splits = {}
+    for name, file in files.items():
+        if not isinstance(file, str):
+            raise InvalidInputError(f"task {spec.name!r}: split {name!r} names {file!r}, not one file")
+        splits[name] = read_json_lines(Path(root) / file)
+    return LocalTask(spec, splits)

@@ -1,0 +1,238 @@
+"""A multiple-choice task as a value: what its prompts, choices and splits are, torch-free.
+
+Explained in the book chapter *Auditing your own runs* and in the notebook *Reading the
+task*. A :class:`TaskSpec` is read from an lm-eval task config (the YAML, as the
+registry loads it) by :meth:`TaskSpec.from_config`, and then builds the
+``(context, continuation)`` requests the harness builds for a document at zero shots,
+and the demo text it puts before an item at k shots. It covers the configs whose
+``doc_to_text`` fills named fields into fixed text (``{{field}}``), whose choices are a
+fixed list or one field of the document, and whose target is a field or a fixed index;
+any other config is refused with the field that is not of that form, not approximated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalcore.errors import InvalidInputError, InvalidTypeError
+
+__all__ = ["DEFAULT_FEWSHOT_DELIMITER", "DEFAULT_TARGET_DELIMITER", "DocItem", "TaskItem", "TaskSpec", "doc_items"]
+
+DEFAULT_TARGET_DELIMITER = " "
+"""TaskConfig's ``target_delimiter`` when a YAML leaves it implicit: between context and answer."""
+
+DEFAULT_FEWSHOT_DELIMITER = "\n\n"
+"""TaskConfig's ``fewshot_delimiter`` when a YAML leaves it implicit: after every demo."""
+
+_FIELD = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_JINJA = re.compile(r"\{\{|\}\}|\{%|%\}|\{#|#\}")
+
+
+class TaskItem(Protocol):
+    """One document of a task, as the layers above the task layer see it."""
+
+    @property
+    def idx(self) -> int:
+        """Its position in its split: the item id."""
+
+    @property
+    def label(self) -> int:
+        """The gold choice's index."""
+
+    def as_doc(self) -> dict[str, Any]:
+        """The document as the harness sees it (a dict of its fields)."""
+
+
+@dataclass(frozen=True)
+class DocItem:
+    """A document of any task: its position, its gold index and its fields."""
+
+    idx: int
+    """Position in its split."""
+    label: int
+    """Index of the gold choice."""
+    doc: Mapping[str, Any] = field(default_factory=dict)
+    """The document's fields, as the data files hold them."""
+
+    def as_doc(self) -> dict[str, Any]:
+        """A fresh dict of the document's fields."""
+        return dict(self.doc)
+
+
+def _template_fields(template: str, where: str) -> tuple[str, ...]:
+    """The fields a plain template fills in; a template with any other Jinja is refused."""
+    if not isinstance(template, str):
+        raise InvalidTypeError(f"{where} must be a template string, got {type(template).__name__} {template!r}")
+    rest = _FIELD.sub("", template)
+    if _JINJA.search(rest):
+        raise InvalidInputError(
+            f"{where} {template!r} is not a plain template of {{{{field}}}} placeholders (filters, expressions "
+            "and control blocks are not rebuilt here; rebuild such a task's requests with lm-eval itself, "
+            "evalcore.harness.rebuild)"
+        )
+    return tuple(_FIELD.findall(template))
+
+
+def _one_field(value: str) -> str | None:
+    """``"{{name}}"`` or ``"name"`` -> ``name``; anything else -> None."""
+    match = _FIELD.fullmatch(value.strip())
+    if match:
+        return match.group(1)
+    return value if value.isidentifier() else None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One multiple-choice task's prompts, choices and splits, as its config declares them.
+
+    Either ``choices`` (the same answers for every document) or ``choice_field`` (each
+    document lists its own) is set, never both.
+    """
+
+    name: str
+    """The task's name in the registry (``task:``)."""
+    version: str
+    """``metadata.version``, as text."""
+    template: str
+    """``doc_to_text``: fixed text with ``{{field}}`` placeholders."""
+    target_field: str | int
+    """``doc_to_target``: the field holding the gold index, or a fixed index."""
+    choices: tuple[str, ...] | None = None
+    """``doc_to_choice`` when it is a fixed list."""
+    choice_field: str | None = None
+    """``doc_to_choice`` when it names a field of the document holding its choices."""
+    target_delimiter: str = DEFAULT_TARGET_DELIMITER
+    """Between the context and each choice."""
+    fewshot_delimiter: str = DEFAULT_FEWSHOT_DELIMITER
+    """After every demo."""
+    eval_split: str = "validation"
+    """The split the harness scores: ``test_split`` when declared, else ``validation_split``."""
+    fewshot_split: str | None = "train"
+    """Where demos come from: ``fewshot_split``, else ``training_split``, else ``validation_split``."""
+
+    def __post_init__(self) -> None:
+        if (self.choices is None) == (self.choice_field is None):
+            raise InvalidInputError(
+                f"task {self.name!r}: give choices (a fixed list) or choice_field (a field), exactly one of them; "
+                f"got choices={self.choices!r}, choice_field={self.choice_field!r}"
+            )
+        if self.choices is not None and (len(self.choices) < 2 or not all(isinstance(c, str) for c in self.choices)):
+            raise InvalidInputError(f"task {self.name!r}: choices must be two or more strings, got {self.choices!r}")
+        _template_fields(self.template, f"task {self.name!r}: doc_to_text")
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The document fields ``doc_to_text`` reads, in template order."""
+        return _template_fields(self.template, "doc_to_text")
+
+    def doc_to_text(self, doc: Mapping[str, Any]) -> str:
+        """The template with each field filled in, in one pass (a filled-in value is never read again).
+
+        Raises:
+            InvalidInputError: the document lacks a field the template names.
+        """
+
+        def fill(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in doc:
+                raise InvalidInputError(f"task {self.name!r}: the document has no field {name!r} ({sorted(doc)})")
+            return str(doc[name])
+
+        return _FIELD.sub(fill, self.template)
+
+    def choices_of(self, doc: Mapping[str, Any]) -> tuple[str, ...]:
+        """The document's answer strings, in index order."""
+        if self.choices is not None:
+            return self.choices
+        value = doc.get(self.choice_field or "")
+        if not isinstance(value, list | tuple) or len(value) < 2 or not all(isinstance(c, str) for c in value):
+            raise InvalidInputError(
+                f"task {self.name!r}: field {self.choice_field!r} must list two or more strings, got {value!r}"
+            )
+        return tuple(value)
+
+    def gold_of(self, doc: Mapping[str, Any]) -> int:
+        """The gold choice's index, checked against the document's choices."""
+        gold = self.target_field if isinstance(self.target_field, int) else doc.get(self.target_field)
+        n = len(self.choices_of(doc))
+        if isinstance(gold, bool) or not isinstance(gold, int) or not 0 <= gold < n:
+            raise InvalidInputError(f"task {self.name!r}: gold {gold!r} is not an index into {n} choices")
+        return gold
+
+    def requests_for(self, doc: Mapping[str, Any], demo_block: str = "") -> list[tuple[str, str]]:
+        """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
+
+        ``demo_block`` goes before the document's own text (see :meth:`demo_text`).
+        """
+        context = demo_block + self.doc_to_text(doc)
+        return [(context, self.target_delimiter + choice) for choice in self.choices_of(doc)]
+
+    def demo_text(self, doc: Mapping[str, Any]) -> str:
+        """One answered demo as the harness writes it before an item, its delimiter included."""
+        gold = self.choices_of(doc)[self.gold_of(doc)]
+        return self.doc_to_text(doc) + self.target_delimiter + gold + self.fewshot_delimiter
+
+    def item_from(self, idx: int, doc: Mapping[str, Any]) -> DocItem:
+        """A :class:`DocItem` at position ``idx``, its gold read from the document."""
+        return DocItem(idx, self.gold_of(doc), dict(doc))
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> TaskSpec:
+        """The spec an lm-eval task config declares, TaskConfig's defaults filled in.
+
+        Raises:
+            InvalidInputError: not a multiple-choice task, or a field this spec cannot
+                express (the message names it and its value).
+        """
+        if not isinstance(config, Mapping):
+            raise InvalidTypeError(f"a task config must be a mapping, got {type(config).__name__}")
+        name = config.get("task")
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"the config's task name must be a non-empty string, got {name!r}")
+        if config.get("output_type") != "multiple_choice":
+            raise InvalidInputError(f"task {name!r}: output_type {config.get('output_type')!r} is not multiple_choice")
+        choices: tuple[str, ...] | None = None
+        choice_field = None
+        raw_choice = config.get("doc_to_choice")
+        if isinstance(raw_choice, list):
+            choices = tuple(raw_choice)
+        elif isinstance(raw_choice, str) and _one_field(raw_choice):
+            choice_field = _one_field(raw_choice)
+        else:
+            raise InvalidInputError(f"task {name!r}: doc_to_choice {raw_choice!r} is neither a list nor one field")
+        raw_target = config.get("doc_to_target")
+        target: str | int | None
+        if isinstance(raw_target, int) and not isinstance(raw_target, bool):
+            target = raw_target
+        else:
+            target = _one_field(raw_target) if isinstance(raw_target, str) else None
+        if target is None:
+            raise InvalidInputError(f"task {name!r}: doc_to_target {raw_target!r} is neither a field nor an index")
+        template = config.get("doc_to_text")
+        if isinstance(template, str) and template.isidentifier():
+            template = "{{" + template + "}}"  # a bare field name: lm-eval returns that field's value
+        version = (config.get("metadata") or {}).get("version")
+        evaluated = config.get("test_split") or config.get("validation_split")
+        if not isinstance(evaluated, str):
+            raise InvalidInputError(f"task {name!r}: no test_split or validation_split to evaluate")
+        shots = config.get("fewshot_split") or config.get("training_split") or config.get("validation_split")
+        return cls(
+            name=name,
+            version="" if version is None else str(version),
+            template=template,  # type: ignore[arg-type]  # checked in __post_init__
+            target_field=target,
+            choices=choices,
+            choice_field=choice_field,
+            target_delimiter=config.get("target_delimiter", DEFAULT_TARGET_DELIMITER),
+            fewshot_delimiter=config.get("fewshot_delimiter", DEFAULT_FEWSHOT_DELIMITER),
+            eval_split=evaluated,
+            fewshot_split=shots if isinstance(shots, str) else None,
+        )
+
+
+def doc_items(spec: TaskSpec, docs: Sequence[Mapping[str, Any]]) -> list[DocItem]:
+    """A split's documents as items, in order."""
+    return [spec.item_from(i, doc) for i, doc in enumerate(docs)]
