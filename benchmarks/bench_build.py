@@ -84,7 +84,7 @@ def _ceiling() -> float:
     """The median of three fp32 2048x2048 matmul rates (GFLOP/s), as bench_fair measures its ceiling."""
     import statistics
 
-    from evalcore.book.timeshares import matmul_gflops
+    from evalbook_pages.timeshares import matmul_gflops
 
     return statistics.median(matmul_gflops() for _ in range(3))
 

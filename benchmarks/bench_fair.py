@@ -21,7 +21,7 @@ says whether the machine itself kept its speed (a shared host's may not).
 
 Then each method is profiled once at its best batch size (``torch.profiler``, after
 the timed runs): its operators grouped by what they compute
-(:mod:`evalcore.book.timeshares`), to show where the time goes.
+(:mod:`evalbook_pages.timeshares`), to show where the time goes.
 
 Writes benchmarks/results/fair.json (numbers only) atomically; the timed runs are first
 kept in fair.timings-only.json, removed once the record is written, so a failure in the
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import torch
 
-from evalcore.book.timeshares import matmul_gflops
+from evalbook_pages.timeshares import matmul_gflops
 from evalcore.sst2.selection import benchmark_train_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "fair.json"
@@ -129,7 +129,7 @@ def main() -> int:  # noqa: C901, PLR0915
 
     from torch.profiler import ProfilerActivity, profile
 
-    from evalcore.book.timeshares import from_profiler, time_shares
+    from evalbook_pages.timeshares import from_profiler, time_shares
     from evalcore.harness.oracle import harness_lm
     from evalcore.harness.registry import build_task, harness_requests
     from evalcore.models.loader import load_model

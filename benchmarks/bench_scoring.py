@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from evalcore.book.timeshares import matmul_gflops
+from evalbook_pages.timeshares import matmul_gflops
 from evalcore.harness.registry import build_task, harness_requests
 from evalcore.models.loader import load_model
 from evalcore.records.atomic import write_json_atomic

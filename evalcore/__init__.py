@@ -22,8 +22,11 @@ below it (``tests/test_layers.py`` enforces the order):
 5. ``harness``: the pinned lm-evaluation-harness, driven and paired with the scorer;
 6. ``records``: run records (schema, atomic writes, claims), audit, re-check, numerics;
 7. ``part3``: Part III's conditions, experiments, records, grid, confirm rule, statistics;
-8. ``workflow``: one audited run end to end and the ``evalcore`` command;
-9. ``book``: what exists only to write the book's pages; nothing below imports it.
+8. ``workflow``: one audited run end to end and the ``evalcore`` command.
+
+The code that exists only to write the book's pages is not part of this package: it is
+``evalbook_pages``, a package of its own in the book's repository (``pages/``), which
+imports ``evalcore`` and which nothing here imports.
 
 The public surface is this module: the protocol tools, the workflow (locate and load
 the pinned resources, score, run both scorers into a record, read and audit it) and

@@ -57,6 +57,7 @@ __all__ = [
     "SchemaVersionError",
     "SealedItemError",
     "UnavailableError",
+    "clipped_repr",
 ]
 
 
@@ -153,3 +154,16 @@ EXIT_CODES = {
     143: "stopped by SIGTERM; as after SIGINT, a run's claim says 'interrupted', and no new record is written",
 }
 """Exit statuses of the ``evalcore`` command."""
+
+
+def clipped_repr(value: object, limit: int = 60, mark: str = "...") -> str:
+    """``repr(value)`` as a message quotes it: whole when it fits in ``limit`` characters, else cut to
+    ``limit`` characters ending in ``mark``.
+
+    Raises:
+        InvalidInputError: a ``limit`` too small to hold ``mark`` and one character.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= len(mark):
+        raise InvalidInputError(f"limit must be an int above {len(mark)}, got {limit!r}")
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - len(mark)] + mark

@@ -30,7 +30,7 @@ from evalcore.errors import MissingExtraError
 __all__ = ["INSTALL_RUN", "RUN_MODULES", "missing_run_modules", "needs_run_extra", "require_run_extra"]
 
 RUN_MODULES = ("datasets", "gguf", "huggingface_hub", "lm_eval", "numpy", "pyarrow", "torch", "tqdm",
-               "transformers", "yaml")  # fmt: skip
+               "transformers")  # fmt: skip
 """The top-level modules the ``run`` extra provides (pyproject.toml's ``[project.optional-dependencies]``)."""
 
 INSTALL_RUN = "pip install '.[run]'"

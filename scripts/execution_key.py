@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COVERED = (
     "evalcore/**/*.py",
     "evalcore/data/*",
+    "pages/evalbook_pages/**/*.py",
+    "pages/pyproject.toml",
     "experiments/results/**/*",
     "benchmarks/results/*",
     "records/**/*",

@@ -2,7 +2,7 @@
 
 A graded exercise on a page is, in this order: an ``{exercise}`` directive with a label,
 one or more answer cells whose answers are the placeholder ``None``, one check cell
-tagged ``raises-exception`` that calls a ``check_*`` function of ``evalcore.book``, and a
+tagged ``raises-exception`` that calls a ``check_*`` function of ``evalbook_pages``, and a
 dropdown ``{solution}`` with one ``python`` block. :func:`run_page_solution` runs the
 page's own text: the answer cells (the check must say ``NotAnswered``), then the solution
 (the check must say ``correct``). Tests of the wrong answers sit beside each check's module.
@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from evalcore.book.exercises import NotAnswered
+from evalbook_pages.exercises import NotAnswered
 
 ROOT = Path(__file__).resolve().parents[1]
 

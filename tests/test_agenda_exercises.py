@@ -7,7 +7,7 @@ import math
 import pytest
 from page_exercises import ROOT, run_page_solution
 
-from evalcore.book.agenda_exercises import (
+from evalbook_pages.agenda_exercises import (
     check_biggest_change,
     check_calibrated_item,
     check_confirm_rule,
@@ -16,9 +16,9 @@ from evalcore.book.agenda_exercises import (
     check_ranking_holm,
     confirm_outcomes,
 )
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes
-from evalcore.book.views import log_odds
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
+from evalbook_pages.views import log_odds
 from evalcore.part3.auc import compare_auc
 from evalcore.part3.confirm import verdict
 from evalcore.part3.grid import KS, SETS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.book.article import free_pool, item_set_spread, other_item_sets, prepend_effect
+from evalbook_pages.article import free_pool, item_set_spread, other_item_sets, prepend_effect
 from evalcore.errors import InvalidInputError
 from evalcore.sst2.selection import CONFIRM_SIZE, DEV_SIZE, VALIDATION_SIZE, confirm_ids, dev_ids
 
@@ -40,8 +40,8 @@ def test_prepend_effect_and_set_spread_on_the_real_model(model_and_tokenizer, va
 
 
 def test_the_articles_figures_are_quoted_once_and_add_up():
-    from evalcore.book.article import ARTICLE_LIKELIHOOD
-    from evalcore.book.part3 import ARTICLE_RESULTS
+    from evalbook_pages.article import ARTICLE_LIKELIHOOD
+    from evalbook_pages.part3 import ARTICLE_RESULTS
 
     assert (ARTICLE_LIKELIHOOD["correct"], ARTICLE_LIKELIHOOD["of"]) == ARTICLE_RESULTS["likelihood"]
     quoted = ARTICLE_LIKELIHOOD
@@ -66,8 +66,8 @@ def test_the_quoted_figures_are_the_articles_own():
     # Each figure evalcore quotes from the article, read back out of the article's text.
     import re
 
-    from evalcore.book.article import ARTICLE_LIKELIHOOD
-    from evalcore.book.chain_exercises import ARTICLE_MISFILED
+    from evalbook_pages.article import ARTICLE_LIKELIHOOD
+    from evalbook_pages.chain_exercises import ARTICLE_MISFILED
 
     text = _article_text()
     found = {

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evalcore.book.caches import (
+from evalbook_pages.caches import (
     HarnessRun,
     LoggedItem,
     demos_in_context,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from types import SimpleNamespace
 
-from evalcore.book.caches import HarnessRun, LoggedItem
-from evalcore.book.cachetables import (
+from evalbook_pages.caches import HarnessRun, LoggedItem
+from evalbook_pages.cachetables import (
     changed_predictions,
     id_list,
     logged_scores,
@@ -18,8 +18,8 @@ from evalcore.book.cachetables import (
     score_table,
     tied_items,
 )
-from evalcore.book.taskconfig import SourceRef
-from evalcore.book.upstream import Pitfall, PitfallStatus
+from evalbook_pages.taskconfig import SourceRef
+from evalbook_pages.upstream import Pitfall, PitfallStatus
 
 
 def _sha(text):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.capstone import check_capstone, conflict_list
-from evalcore.book.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.capstone import check_capstone, conflict_list
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.overlap import split_overlap
 from evalcore.protocol.spec import DataSpec, EvalProtocol

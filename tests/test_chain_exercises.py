@@ -9,9 +9,8 @@ import random
 import pytest
 from page_exercises import ROOT, run_page_solution
 
-from evalcore import harness
-from evalcore.book.article import ARTICLE_LIKELIHOOD
-from evalcore.book.chain_exercises import (
+from evalbook_pages.article import ARTICLE_LIKELIHOOD
+from evalbook_pages.chain_exercises import (
     ARTICLE_MISFILED,
     check_label_mix,
     check_logged_doc_ids,
@@ -20,7 +19,8 @@ from evalcore.book.chain_exercises import (
     positives_given,
     possible_positives,
 )
-from evalcore.book.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalcore import harness
 from evalcore.errors import InvalidInputError, SealedItemError
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import confirm_ids, dev_ids

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted(p for p in ROOT.joinpath("evalcore").rglob("*.py"))
+SOURCES = sorted([*ROOT.joinpath("evalcore").rglob("*.py"), *ROOT.joinpath("pages", "evalbook_pages").glob("*.py")])
 PAGE = re.compile(r"``((?:book|notebooks)/[\w./-]+\.md)``")
 TITLED = re.compile(r"\*([^*]+)\*\s+\(``((?:book|notebooks)/[\w./-]+\.md)``")
 

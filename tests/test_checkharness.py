@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.caches import request_cache_dir
-from evalcore.book.trackers import stand_in_lm
+from evalbook_pages.caches import request_cache_dir
+from evalbook_pages.trackers import stand_in_lm
 from evalcore.errors import InvalidInputError
 from evalcore.harness.logs import find_logs, write_logs
 from evalcore.harness.official import evaluate

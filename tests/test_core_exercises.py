@@ -7,12 +7,12 @@ import re
 import pytest
 from page_exercises import ROOT, page_imports, page_text, run_cell, run_page_solution
 
-from evalcore.book.core_exercises import (
+from evalbook_pages.core_exercises import (
     check_fingerprint_predictions,
     check_overlap_counts,
     check_retry_denominators,
 )
-from evalcore.book.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
 from evalcore.records.store import read_record
 
 

@@ -1,10 +1,10 @@
-"""evalcore.book.editions: the Chinese twins a page glues beside its English words, and the CJK font."""
+"""evalbook_pages.editions: the Chinese twins a page glues beside its English words, and the CJK font."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalcore.book.editions import (
+from evalbook_pages.editions import (
     CJK_FONT_FILES,
     LANGUAGES,
     TWIN_SUFFIX,

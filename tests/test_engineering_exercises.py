@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from page_exercises import ROOT, run_page_solution
 
-from evalcore.book.engineering_exercises import (
+from evalbook_pages.engineering_exercises import (
     OTHER_SALT,
     check_exit_statuses,
     check_pinned_versions,
@@ -20,8 +20,8 @@ from evalcore.book.engineering_exercises import (
     command_cases,
     run_command,
 )
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.speed import best_batch_sizes, ratio_range
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.speed import best_batch_sizes, ratio_range
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import DEV_SIZE, SALT, VALIDATION_SIZE, dev_ids, hash_order
 
@@ -205,7 +205,7 @@ def test_time_shares_wrong_answers():
 def bugged_dir(tmp_path_factory, train, validation):
     """A run of the pinned harness with unsorted ids (a stand-in model: the ids are the point), as the tracker
     writes it."""
-    from evalcore.book.trackers import stand_in_lm
+    from evalbook_pages.trackers import stand_in_lm
     from evalcore.harness import official_task_config, write_logs
     from evalcore.harness.official import evaluate
 
@@ -221,7 +221,7 @@ def test_misfiled_page_solution(bugged_dir):
 
 @pytest.mark.slow
 def test_misfiled_wrong_answers(bugged_dir):
-    from evalcore.book.engineering_exercises import check_misfiled
+    from evalbook_pages.engineering_exercises import check_misfiled
     from evalcore.harness import find_logs
 
     [log] = find_logs(bugged_dir)

@@ -15,7 +15,7 @@ def tree(tmp_path):
     root, data = tmp_path / "repo", tmp_path / "sst2"
     for rel, text in {
         "evalcore/scoring/loglik.py": "MAX_LENGTH = 512\n",
-        "evalcore/book/part3.py": "X = 1\n",
+        "pages/evalbook_pages/part3.py": "X = 1\n",
         "evalcore/data/sst2-digests.json": "{}\n",
         "experiments/results/part3/a.json": '{"acc": 0.5}\n',
         "requirements.lock": "torch==2.13.0\n",
@@ -43,7 +43,7 @@ def test_key_covers_the_package_results_lock_and_data_but_not_prose(tree):
         (root / "evalcore/scoring/loglik.py", "MAX_LENGTH = 256\n"),
         (root / "requirements.lock", "torch==2.14\n"),
         (data / "dev.tsv", "sentence\tlabel\nx\t1\n"),
-        (root / "evalcore/book/part3.py", "X = 2\n"),
+        (root / "pages/evalbook_pages/part3.py", "X = 2\n"),
         (root / "experiments/results/part3/a.json", '{"acc": 0.6}\n'),
     ]
     for path, text in edits:

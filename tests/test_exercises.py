@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from evalcore.book.exercises import (
+from evalbook_pages.exercises import (
     NotAnswered,
     WrongAnswer,
     check_fingerprint_task,
@@ -65,7 +65,7 @@ def test_split_task():
 
 
 def test_number_takes_ints_and_floats_and_names_anything_else():
-    from evalcore.book.exercises import WrongAnswer, number
+    from evalbook_pages.exercises import WrongAnswer, number
 
     assert number("p", 3) == 3.0 and isinstance(number("p", 3), float)
     for bad in (True, "0.5", float("nan"), [0.5]):

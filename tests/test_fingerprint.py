@@ -177,14 +177,14 @@ ORACLE_CASES = [
 
 @needs_node
 def test_canonical_json_matches_node_on_fixed_protocols():
-    from evalcore.book.jcs_check import node_canonical_json
+    from evalbook_pages.jcs_check import node_canonical_json
 
     assert node_canonical_json(ORACLE_CASES) == b"[" + b",".join(canonical_json(c) for c in ORACLE_CASES) + b"]"
 
 
 @needs_node
 def test_golden_protocol_fingerprint_matches_node():
-    from evalcore.book.jcs_check import node_fingerprint
+    from evalbook_pages.jcs_check import node_fingerprint
 
     record = json.loads((ROOT / "records/golden-dev64/run.json").read_text(encoding="utf-8"))
     assert node_fingerprint(record["protocol"]) == record["fingerprint"]
@@ -206,7 +206,7 @@ protocols = st.dictionaries(st.text(max_size=5), json_data, min_size=1, max_size
 @given(st.lists(protocols, min_size=25, max_size=25))
 def test_property_canonical_json_matches_node(batch):
     # One node process per batch of 25 protocols: the oracle stays fast.
-    from evalcore.book.jcs_check import node_canonical_json
+    from evalbook_pages.jcs_check import node_canonical_json
 
     assert node_canonical_json(batch) == b"[" + b",".join(canonical_json(p) for p in batch) + b"]"
 

@@ -1,4 +1,4 @@
-"""Self-consistent forgeries are refused, each naming what differs (evalcore.book.forgeries).
+"""Self-consistent forgeries are refused, each naming what differs (evalbook_pages.forgeries).
 
 Regression guard for every try of a forger on main at 69d8b25: records made consistent with
 themselves by evalcore's own functions (fingerprint, aggregates, ledger, self-digest) passed
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.forgeries import FORGERIES, PART3_FORGERIES, SEALED_ITEM, Forgery, forge, make_consistent
-from evalcore.book.part3 import RESULTS_FOLDER, load_record
+from evalbook_pages.forgeries import FORGERIES, PART3_FORGERIES, SEALED_ITEM, Forgery, forge, make_consistent
+from evalbook_pages.part3 import RESULTS_FOLDER, load_record
 from evalcore.errors import InvalidTypeError, RecordError
 from evalcore.records.audit import audit_record
 from evalcore.records.store import read_record
@@ -143,7 +143,7 @@ def test_a_part3_forgery_is_refused_on_load(forgery, tmp_path):
 
 @pytest.mark.model  # the definitions' protocol needs the tokenizer (its measured identity)
 def test_a_condition_that_claims_another_template_is_refused_by_the_recheck(tmp_path, train, validation):
-    from evalcore.book.part3 import recheck_record
+    from evalbook_pages.part3 import recheck_record
     from evalcore.models.loader import load_tokenizer
     from evalcore.part3.grid import conditions
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.part3 import RESULTS_FOLDER
+from evalbook_pages.part3 import RESULTS_FOLDER
 from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, conditions, demo_set
 
 RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)

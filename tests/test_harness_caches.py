@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from evalcore.book.caches import (
+from evalbook_pages.caches import (
     doc_hash_checks,
     expected_contexts,
     harness_run,
@@ -94,7 +94,7 @@ def test_harness_doc_hash_is_the_hash_the_harness_logged(validation, k):
     # Oracle: the doc_hash values the harness itself logged in the committed golden record.
     from pathlib import Path
 
-    from evalcore.book.caches import harness_doc_hash
+    from evalbook_pages.caches import harness_doc_hash
     from evalcore.records.store import read_record
 
     item = read_record(Path(__file__).resolve().parents[1] / "records" / "golden-dev64")["items"][k]

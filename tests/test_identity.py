@@ -9,7 +9,7 @@ import copy
 import json
 from pathlib import Path
 
-from evalcore.book.part3 import RESULTS_FOLDER
+from evalbook_pages.part3 import RESULTS_FOLDER
 from evalcore.part3.record import condition_digest, condition_problems
 from evalcore.protocol.fingerprint import protocol_fingerprint
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from evalcore.book.jcs_check import node_canonical_json, node_fingerprint
+from evalbook_pages.jcs_check import node_canonical_json, node_fingerprint
 from evalcore.errors import EvalcoreError, InvalidTypeError, NotJSONError, UnavailableError
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is absent: nothing to run the check with")

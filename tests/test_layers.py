@@ -29,7 +29,6 @@ LAYERS = (
     ("records",),
     ("part3",),
     ("workflow", "__main__"),
-    ("book",),
 )
 """Lowest first. The first names are modules of the package's root; the others are folders."""
 
@@ -37,9 +36,14 @@ RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")
 
+PAGE_ENGINE = ROOT / "pages" / "evalbook_pages"
+"""The page engine: its own package (``pages/pyproject.toml``), above the whole of ``evalcore``."""
+
+PAGE_MODULES = sorted(PAGE_ENGINE.rglob("*.py"))
+
 OUTSIDE = sorted(
     [*ROOT.glob("tests/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py"),
-     *ROOT.glob("experiments/*.py"), *ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md")]
+     *ROOT.glob("experiments/*.py"), *ROOT.glob("book/*.md"), *ROOT.glob("notebooks/*.md"), *PAGE_MODULES]
 )  # fmt: skip
 
 
@@ -109,7 +113,7 @@ def _sst2_uses(tree: ast.AST) -> list[str]:
     return found
 
 
-ABOVE_THE_TASK_LAYER = [p for p in MODULES if RANK[_layer_of(p)] > TASK_LAYER and _layer_of(p) != "book"]
+ABOVE_THE_TASK_LAYER = [p for p in MODULES if RANK[_layer_of(p)] > TASK_LAYER]
 
 
 @pytest.mark.parametrize("path", ABOVE_THE_TASK_LAYER, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -185,6 +189,48 @@ def test_importing_evalcore_loads_the_protocol_layer_only():
     assert loaded and {_top(m) or "protocol" for m in loaded} <= {"errors", "protocol"}
 
 
+def _page_engine_uses(tree: ast.AST) -> list[str]:
+    """Imports of the page engine, and code in a string that imports it."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "evalbook_pages":
+            found.append(f"line {node.lineno}: {node.module}")
+        elif isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: {a.name}" for a in node.names if a.name.split(".")[0] == "evalbook_pages"]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.search(r"^\s*(from|import) evalbook_pages\b", node.value, flags=re.M):
+                found.append(f"line {node.lineno}: a string that imports evalbook_pages")
+    return found
+
+
+@pytest.mark.parametrize("path", [PACKAGE / "__init__.py", *MODULES], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_library_never_imports_the_page_engine(path):
+    assert _page_engine_uses(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
+def test_the_page_engine_is_a_package_of_its_own_outside_the_library():
+    assert not (PACKAGE / "book").exists() and (PAGE_ENGINE / "__init__.py").is_file()
+    assert len(PAGE_MODULES) > 30
+    code = 'from evalbook_pages.caches import x\nimport evalbook_pages\nW = """\nimport evalbook_pages.part3\n"""\n'
+    assert _page_engine_uses(ast.parse(code)) == [
+        "line 1: evalbook_pages.caches",
+        "line 2: evalbook_pages",
+        "line 3: a string that imports evalbook_pages",
+    ]
+    project = (ROOT / "pages" / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'packages = ["evalbook_pages"]' in project
+    assert 'include = ["evalcore*"]' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", PAGE_MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_page_engine_module_has_its_test_file(path):
+    if path.name == "__init__.py":
+        pytest.skip("a package's surface, tested through its modules")
+    rel = path.relative_to(ROOT).as_posix()
+    expected = COVERED_ELSEWHERE.get(rel, f"test_{path.stem.lstrip('_')}.py")
+    assert (ROOT / "tests" / expected).is_file(), f"{rel}: no tests/{expected}"
+
+
 COVERED_ELSEWHERE = {
     "evalcore/workflow/interrupt.py": "test_cli.py",  # Ctrl-C through the command's own entry point
     "evalcore/harness/registry.py": "test_official.py",
@@ -194,11 +240,11 @@ COVERED_ELSEWHERE = {
     "evalcore/records/claims.py": "test_store.py",
     "evalcore/records/recount.py": "test_golden.py",  # level 1's recounts, on the committed record
     "evalcore/scoring/generation.py": "test_conditions.py",
-    "evalcore/book/badinputs.py": "test_refusals.py",
-    "evalcore/book/damage.py": "test_refusals.py",
-    "evalcore/book/triggers.py": "test_refusals.py",
-    "evalcore/book/record_schema.py": "test_schema.py",  # the appendix's table of the run record's schema
-    "evalcore/book/forgery_runs.py": "test_forgeries.py",  # feeds the forgeries that test defines
+    "pages/evalbook_pages/badinputs.py": "test_refusals.py",
+    "pages/evalbook_pages/damage.py": "test_refusals.py",
+    "pages/evalbook_pages/triggers.py": "test_refusals.py",
+    "pages/evalbook_pages/record_schema.py": "test_schema.py",  # the appendix's table of the run record's schema
+    "pages/evalbook_pages/forgery_runs.py": "test_forgeries.py",  # feeds the forgeries that test defines
 }
 """Modules whose tests live in the test file of the module that drives them, and where."""
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from evalcore.book.machines import (
+from evalbook_pages.machines import (
     BUILD_GLUE,
     BUILD_STEPS,
     alone_glue,
@@ -26,8 +26,8 @@ from evalcore.book.machines import (
     record_cpus,
     work_by_method,
 )
-from evalcore.book.performance import forward_flops
-from evalcore.book.timeshares import GROUPS
+from evalbook_pages.performance import forward_flops
+from evalbook_pages.timeshares import GROUPS
 
 AMD = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
 TINY = SimpleNamespace(model_type="llama", hidden_size=4, num_attention_heads=2, num_key_value_heads=1,

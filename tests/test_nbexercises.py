@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F
 from page_exercises import graded_exercises, run_cell, run_page_solution
 
+from evalbook_pages import taskconfig
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.nbexercises import check_candidate_score, check_closest_item, check_kshot_task
 from evalcore import sst2
-from evalcore.book import taskconfig
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.nbexercises import check_candidate_score, check_closest_item, check_kshot_task
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
 

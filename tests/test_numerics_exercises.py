@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from page_exercises import ROOT, graded_exercises, page_imports, run_cell, run_page_solution
 
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.numerics_exercises import (
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.numerics_exercises import (
     check_audit_verdicts,
     check_closest_to_flip,
     check_flip_risk,

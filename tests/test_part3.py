@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from evalcore.book.part3 import ZHAO_2021_TABLE1, accuracy, comparison_rows, load_record, outcomes
-from evalcore.book.views import positive_rate
+from evalbook_pages.part3 import ZHAO_2021_TABLE1, accuracy, comparison_rows, load_record, outcomes
+from evalbook_pages.views import positive_rate
 from evalcore.errors import RecordError
 
 
@@ -60,7 +60,7 @@ def test_the_cited_table_has_the_shape_the_pages_read():
 
 
 def test_acc_norm_divides_by_the_answers_length_and_equals_acc_for_equal_lengths():
-    from evalcore.book.part3 import acc_norm_outcomes
+    from evalbook_pages.part3 import acc_norm_outcomes
 
     # "ab" (2 chars) vs "abcd" (4 chars): -3 vs -5 -> acc picks "ab"; per char -1.5 vs -1.25 -> "abcd".
     rec = {
@@ -78,7 +78,7 @@ def test_acc_norm_divides_by_the_answers_length_and_equals_acc_for_equal_lengths
 def test_calibrated_outcomes_use_the_stored_content_free_scores():
     import math
 
-    from evalcore.book.part3 import calibrated_outcomes
+    from evalbook_pages.part3 import calibrated_outcomes
 
     log = math.log
     rec = {

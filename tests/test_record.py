@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.part3 import RESULTS_FOLDER, load_record
+from evalbook_pages.part3 import RESULTS_FOLDER, load_record
 from evalcore.errors import RecordError, RecordExistsError
 from evalcore.part3.confirm import seal_paths
 from evalcore.part3.record import open_once, record_problems, schema, schema_problems, with_digests

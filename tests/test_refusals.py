@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.book.badinputs import CATALOGUE
-from evalcore.book.part3 import RESULTS_FOLDER
-from evalcore.book.refusals import Bench, attempt
+from evalbook_pages.badinputs import CATALOGUE
+from evalbook_pages.part3 import RESULTS_FOLDER
+from evalbook_pages.refusals import Bench, attempt
 from evalcore.errors import RecordError
 from evalcore.records.audit import audit_record
 from evalcore.records.store import RECORD_NAME, begin_record, read_record

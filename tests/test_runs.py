@@ -84,13 +84,24 @@ def test_a_run_records_non_finite_score_is_read_as_the_schema_stores_it(tmp_path
     assert read_run(str(tmp_path)).items[item["row_sha256"]][2][0] == float("-inf")
 
 
+LOGGED = (
+    '"arguments": {"gen_args_0": {"arg_0": "q", "arg_1": " a"}, "gen_args_1": {"arg_0": "q", "arg_1": " b"}}, '
+    '"resps": [[["-1.0", "False"]], [["-2.0", "False"]]], "doc_hash": ""'
+)
+"""The fields a logged line needs besides its doc, doc_id and target (two requests, two scores)."""
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
         ("not json", r"samples_mc_1\.jsonl:1: not a logged sample"),
-        ('{"doc": {"q": 1}, "target": "1", "filtered_resps": [["-1.0", "False"], ["-2.0", "False"]]}', "doc_id"),
-        ('{"doc": {"q": 1}, "doc_id": 3, "target": "x", "filtered_resps": []}', "integer target"),
-        ('{"doc": {"q": 1}, "doc_id": 3, "target": "0", "filtered_resps": [["oops"]]}', "filtered_resps is not one"),
+        (f'{{"doc": {{"q": 1}}, "target": "1", {LOGGED}}}', "doc_id"),
+        (f'{{"doc": {{"q": 1}}, "doc_id": 3, "target": "x", {LOGGED}}}', r"samples_mc_1\.jsonl:1: .*integer target"),
+        (
+            '{"doc": {"q": 1}, "doc_id": 3, "target": "0", "arguments": {"gen_args_0": {"arg_0": "q", "arg_1": " a"}}, '
+            '"resps": [["oops"]], "doc_hash": ""}',
+            "resps is not one",
+        ),
         ("", "no logged sample"),
     ],
 )
@@ -101,7 +112,7 @@ def test_a_malformed_harness_log_is_refused_with_its_file_and_line(tmp_path, lin
 
 
 def test_a_broken_results_file_beside_the_log_is_refused(tmp_path):
-    logged = '{"doc": {"q": 1}, "doc_id": 0, "target": "0", "filtered_resps": [["-1.0", "False"], ["-2.0", "False"]]}'
+    logged = f'{{"doc": {{"q": 1}}, "doc_id": 0, "target": "0", {LOGGED}}}'
     (tmp_path / "samples_mc_1.jsonl").write_text(logged + "\n", encoding="utf-8")
     (tmp_path / "results_1.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(RecordError, match=r"results_1\.json: not the harness's results JSON"):

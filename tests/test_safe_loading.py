@@ -13,7 +13,14 @@ from evalcore.models.cache import MANIFEST, read_cache_manifest
 from evalcore.protocol.digest import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted([*ROOT.glob("evalcore/**/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("benchmarks/*.py")])
+SOURCES = sorted(
+    [
+        *ROOT.glob("evalcore/**/*.py"),
+        *ROOT.glob("pages/evalbook_pages/*.py"),
+        *ROOT.glob("scripts/*.py"),
+        *ROOT.glob("benchmarks/*.py"),
+    ]
+)
 UNSAFE_MODULES = {"pickle", "dill", "cloudpickle", "joblib", "marshal", "shelve", "_pickle"}
 
 

@@ -198,7 +198,7 @@ def test_validator_is_built_lazily_and_once():
 
 
 def test_book_table_lists_every_top_level_field_in_schema_order():
-    from evalcore.book.record_schema import schema_table
+    from evalbook_pages.record_schema import schema_table
 
     table = schema_table()
     assert [row["field"] for row in table] == list(run_schema()["properties"])
@@ -211,7 +211,7 @@ def test_book_table_lists_every_top_level_field_in_schema_order():
 
 
 def test_book_refusal_names_the_path_and_leaves_the_record_alone(golden):
-    from evalcore.book.record_schema import refusal, set_at
+    from evalbook_pages.record_schema import refusal, set_at
 
     before = copy.deepcopy(golden)
     message = refusal(golden, lambda r: set_at(r, ["items", 3, "official", "loglik", 1], "-1.0"))

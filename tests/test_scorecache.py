@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from evalcore.book.scorecache import SCORER_VERSION, CacheKey, ScoreCache
+from evalbook_pages.scorecache import SCORER_VERSION, CacheKey, ScoreCache
 from evalcore.errors import CacheKeyMismatchError
 from evalcore.models.loader import DEFAULT_MODEL, MODELS
 from evalcore.scoring.fewshot import demo_block, harness_demo_ids
@@ -71,7 +71,7 @@ KEY = _key([("c", " a"), ("c", " b")])
 
 def _entry(loglik, **extra):
     """An entry's JSON text as a hand would write it, its digest recomputed (so only the check under test fails)."""
-    from evalcore.book.scorecache import entry_digest
+    from evalbook_pages.scorecache import entry_digest
 
     numbers = all(isinstance(x, (int, float)) and math.isfinite(x) for x in loglik)
     digest = entry_digest(KEY.to_dict(), [float(x) for x in loglik]) if numbers else "0" * 64

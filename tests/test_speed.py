@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from evalcore.book.performance import padding_share
-from evalcore.book.speed import (
+from evalbook_pages.performance import padding_share
+from evalbook_pages.speed import (
     agreement_rows,
     batch_changes,
     batch_size_glue,

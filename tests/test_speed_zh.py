@@ -12,8 +12,8 @@ from test_machines import AMD, NEW, OLD, WORK, alone_fair, profiled_fair
 from test_machines import FAIR as MACHINE_FAIR
 from test_speed import FAIR, PREFIX, few_shot_block, stored_record
 
-from evalcore.book.editions import TWIN_SUFFIX, with_twins
-from evalcore.book.machines import (
+from evalbook_pages.editions import TWIN_SUFFIX, with_twins
+from evalbook_pages.machines import (
     alone_glue,
     amdahl_glue,
     build_glue,
@@ -22,7 +22,7 @@ from evalcore.book.machines import (
     profile_factors,
     profile_glue,
 )
-from evalcore.book.speed import (
+from evalbook_pages.speed import (
     batch_size_glue,
     differing_cells,
     fair_glue,
@@ -32,7 +32,7 @@ from evalcore.book.speed import (
     prefix_glue,
     steadiness,
 )
-from evalcore.book.speed_zh import (
+from evalbook_pages.speed_zh import (
     alone_glue_zh,
     batch_size_glue_zh,
     build_glue_zh,

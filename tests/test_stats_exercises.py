@@ -1,4 +1,4 @@
-"""The graded exercise of *Many conditions at once* (evalcore.book.stats_exercises): Cochran's Q by hand."""
+"""The graded exercise of *Many conditions at once* (evalbook_pages.stats_exercises): Cochran's Q by hand."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from page_exercises import run_page_solution
 
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes
-from evalcore.book.stats_exercises import check_cochran_by_hand
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
+from evalbook_pages.stats_exercises import check_cochran_by_hand
 from evalcore.part3.cochran import cochran_q, permutation_p
 from evalcore.part3.exact import cochran_exact_p
 
@@ -61,7 +61,7 @@ def test_sample_size_page_solution():
 
 
 def test_sample_size_wrong_answers():
-    from evalcore.book.stats_exercises import check_sample_size
+    from evalbook_pages.stats_exercises import check_sample_size
     from evalcore.part3.stats import clopper_pearson
 
     def width(m, confidence=0.95):

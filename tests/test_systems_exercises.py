@@ -9,8 +9,8 @@ import jupytext
 import pytest
 from page_exercises import ROOT, page_imports, run_cell, run_page_solution
 
-from evalcore.book.exercises import NotAnswered, WrongAnswer
-from evalcore.book.systems_exercises import (
+from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.systems_exercises import (
     TIME_FIELDS,
     ModelRun,
     check_item_hashes,
@@ -24,7 +24,7 @@ from evalcore.book.systems_exercises import (
     tracker_fields,
     tracker_saves,
 )
-from evalcore.book.trackers import HASH_FIELDS, expected_hashes
+from evalbook_pages.trackers import HASH_FIELDS, expected_hashes
 from evalcore.errors import InvalidInputError
 from evalcore.harness.registry import TASK, build_task
 from evalcore.sst2.rows import Row

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.book.taskconfig import (
+from evalbook_pages.taskconfig import (
     SOURCE_POINTS,
     effective_config,
     find_source,
@@ -50,7 +50,7 @@ def test_missing_text_raises_lookup_error():
 
 def test_the_prompt_fields_are_defaults_the_harness_reads_into_the_prompt():
     # The four of the first version left out `description`; the list also needs `gen_prefix`.
-    from evalcore.book.taskconfig import PROMPT_FIELDS, effective_config, prompt_field_sources
+    from evalbook_pages.taskconfig import PROMPT_FIELDS, effective_config, prompt_field_sources
 
     refs = prompt_field_sources()
     assert set(refs) == set(PROMPT_FIELDS) >= {"description", "target_delimiter", "fewshot_delimiter",

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from evalcore.book.performance import distinct_input_lengths, forward_flops
-from evalcore.book.timeshares import (
+from evalbook_pages.performance import distinct_input_lengths, forward_flops
+from evalbook_pages.timeshares import (
     GROUPS,
     PRODUCTS,
     OpTime,
@@ -154,7 +154,7 @@ def test_a_profiled_forward_pass_of_the_real_model_is_grouped_by_what_it_compute
 def test_matmul_rate_is_a_positive_rate_and_refuses_empty_products():
     import math
 
-    from evalcore.book.timeshares import matmul_gflops
+    from evalbook_pages.timeshares import matmul_gflops
 
     rate = matmul_gflops(size=64, repeats=3)
     assert rate > 0 and math.isfinite(rate)

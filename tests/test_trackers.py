@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from evalcore.book.trackers import (
+from evalbook_pages.trackers import (
     HASH_FIELDS,
     expected_hashes,
     git_hash_in,

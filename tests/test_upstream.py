@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.book import upstream
-from evalcore.book.upstream import LATEST_RELEASE, find_in_release, release_wheel_path
+from evalbook_pages import upstream
+from evalbook_pages.upstream import LATEST_RELEASE, find_in_release, release_wheel_path
 
 
 def test_latest_release_still_maps_doc_ids_through_the_samples_list():
@@ -48,7 +48,7 @@ def _status_with_release(monkeypatch, release: str) -> upstream.PitfallStatus:
 
 
 def test_a_fix_that_adds_the_seed_on_a_new_line_is_not_reported_as_still_there(monkeypatch):
-    from evalcore.book.taskconfig import installed_text
+    from evalbook_pages.taskconfig import installed_text
 
     pinned = installed_text("api/task.py")
     fixed = pinned.replace(

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evalcore.book.part3 import RESULTS_FOLDER, load_record, outcomes
-from evalcore.book.views import balanced_accuracy, calibrated, log_odds, positive_rate, ranking, view_row
+from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
+from evalbook_pages.views import balanced_accuracy, calibrated, log_odds, positive_rate, ranking, view_row
 from evalcore.errors import InvalidInputError
 
 RESULTS = Path(__file__).resolve().parents[1].joinpath(*RESULTS_FOLDER)
@@ -53,7 +53,7 @@ def test_balanced_accuracy_is_one_half_for_any_constant_prediction():
 
 
 def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
-    from evalcore.book.views import one_factor_rows
+    from evalbook_pages.views import one_factor_rows
     from evalcore.part3.auc import compare_auc
     from evalcore.part3.multiplicity import holm
     from evalcore.part3.stats import mcnemar_exact
@@ -75,7 +75,7 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
 
 
 def test_sets_agree_rows_match_cochran_q_and_holm(a):
-    from evalcore.book.views import sets_agree_rows
+    from evalbook_pages.views import sets_agree_rows
     from evalcore.part3.cochran import cochran_q
     from evalcore.part3.exact import cochran_exact_p
 
@@ -89,8 +89,8 @@ def test_sets_agree_rows_match_cochran_q_and_holm(a):
 
 
 def test_lean_rows_are_the_calibrated_predictions_and_their_paired_test(a):
-    from evalcore.book.part3 import calibrated_outcomes
-    from evalcore.book.views import lean_rows, says_positive
+    from evalbook_pages.part3 import calibrated_outcomes
+    from evalbook_pages.views import lean_rows, says_positive
     from evalcore.part3.stats import mcnemar_exact
 
     (row,) = lean_rows(a, ["set 0, k=8"])

@@ -151,11 +151,11 @@ def test_core_reads_a_killed_runs_claim_and_refuses_the_hub_with_the_extra_named
 
 
 def test_the_wheel_ships_every_library_module_and_no_page_code(core_venv, tmp_path):
-    """``evalcore.book`` writes the book's pages: it stays in the clone, and the wheel holds the library only."""
+    """``evalbook_pages`` writes the book's pages: it stays in the clone, and the wheel holds the library only."""
     code = (
         "import evalcore, importlib.util, json, pathlib; root = pathlib.Path(evalcore.__file__).parent; "
         "print(json.dumps({'modules': sorted(p.relative_to(root).as_posix() for p in root.rglob('*.py')), "
-        "'book': importlib.util.find_spec('evalcore.book') is not None}))"
+        "'book': importlib.util.find_spec('evalbook_pages') is not None}))"
     )
     done = _run([str(core_venv / "bin" / "python"), "-c", code], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -163,6 +163,6 @@ def test_the_wheel_ships_every_library_module_and_no_page_code(core_venv, tmp_pa
     library = sorted(
         p.relative_to(ROOT / "evalcore").as_posix()
         for p in (ROOT / "evalcore").rglob("*.py")
-        if p.relative_to(ROOT / "evalcore").parts[0] != "book" and "__pycache__" not in p.parts
+        if "__pycache__" not in p.parts
     )
     assert shipped == {"modules": library, "book": False}

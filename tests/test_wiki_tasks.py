@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from evalcore.book.exercises import WIKI_LEDGER_MIX, NotAnswered, WrongAnswer, check_four_item_ledger
-from evalcore.book.wiki_tasks import (
+from evalbook_pages.exercises import WIKI_LEDGER_MIX, NotAnswered, WrongAnswer, check_four_item_ledger
+from evalbook_pages.wiki_tasks import (
     TEST_ONLY_DOCS,
     build_test_only_task,
     check_fewshot_task,

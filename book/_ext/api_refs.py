@@ -36,7 +36,7 @@ from sphinx.util.nodes import make_refnode
 from sphinxarg.ext import ArgParseDirective
 
 PACKAGE = "evalcore"
-UNDOCUMENTED = "evalcore.book"
+UNDOCUMENTED = "evalbook_pages"
 """The book's page helpers: not part of the reference, so never the home of a name."""
 
 

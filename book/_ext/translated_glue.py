@@ -16,7 +16,7 @@ keeps the plain role, as the English source has it.
 
 Most glued values are numbers. A few are words a page computes (a verdict such as "does
 not survive", a sentence about a measurement): the page glues those twice, in English under
-``key`` and in Chinese under ``key_zh`` (:func:`evalcore.book.editions.glue_both`), and a
+``key`` and in Chinese under ``key_zh`` (:func:`evalbook_pages.editions.glue_both`), and a
 translated message, or a reference from another page, pastes the twin of its own language.
 A few shapes need no twin: a range ("0.40 to 0.66"), a count ("45 of 64") and yes/no/none
 are written in the edition's language by rule (:func:`localize_value`), their numbers

@@ -2,7 +2,7 @@
 
 Explained in Part III of the book (``book/part3-*.md``). A Part III record holds scores a
 build cannot recompute in reasonable time, so the build re-scores only a sample of them
-(``evalcore.book.part3.recheck_record``). Everything else is cheap and is checked for
+(``evalbook_pages.part3.recheck_record``). Everything else is cheap and is checked for
 every item of every condition, every build, by :func:`record_problems`:
 
 - each condition's ``items_sha256`` is the digest of its items and content-free scores,

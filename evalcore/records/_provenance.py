@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.errors import EvalcoreError
+from evalcore.errors import EvalcoreError, clipped_repr
 from evalcore.harness.official import HARNESS_VERSION
 from evalcore.harness.runprotocol import run_protocol
 from evalcore.models.loader import MODELS
@@ -43,12 +43,9 @@ def protocol_problems(record: dict[str, Any], tokenizer: str | None, digest: str
         differences = diff_protocols(protocol, expected.to_dict())
     except EvalcoreError as exc:
         return [f"the protocol is not canonical JSON: {exc}"]
-    return [f"protocol.{d.path} is {_short(d.a)}, but {where} gives {_short(d.b)}" for d in differences]
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return [
+        f"protocol.{d.path} is {clipped_repr(d.a, 80)}, but {where} gives {clipped_repr(d.b, 80)}" for d in differences
+    ]
 
 
 def resource_problems(record: dict[str, Any], digest: str) -> list[str]:

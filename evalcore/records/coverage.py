@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.errors import clipped_repr
 from evalcore.harness.pairing import no_sample
 from evalcore.tasks import default_task
 
@@ -107,8 +108,8 @@ def coverage_problems(record: Mapping[str, Any]) -> tuple[Coverage | None, list[
     }
     for key, value in expected.items():
         if settings.get(key) != value:
-            problems.append(f"settings.{key} is {_short(settings.get(key))}, but this run's selection gives "
-                            f"{_short(value)}")  # fmt: skip
+            problems.append(f"settings.{key} is {clipped_repr(settings.get(key))}, but this run's selection gives "
+                            f"{clipped_repr(value)}")  # fmt: skip
     if settings["unsealed"] != cov.unsealed:
         sealed = sorted(set(ids) & set(default_task().confirm_ids()))
         problems.append(
@@ -116,8 +117,3 @@ def coverage_problems(record: Mapping[str, Any]) -> tuple[Coverage | None, list[
             + (f"sealed confirm items {sealed[:5]}" if sealed else "no sealed confirm item")
         )
     return cov, problems, missing
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,8 +1,10 @@
-"""Layer 2, the data: GLUE SST-2 rows verified against committed digests, which items are
-scored, and the task as the pinned YAML declares it.
+"""Layer 2, the task layer's one task: GLUE SST-2 rows verified against committed digests,
+which items are scored, and the task as the pinned YAML declares it.
 
 ``rows`` (locate, read and verify the rows), ``selection`` (the dev and sealed confirm
-items, the benchmark train order), ``task`` (template, choices, delimiter).
+items, the benchmark train order), ``task`` (template, choices, delimiter, and the task as
+a value, :data:`~evalcore.sst2.task.SST2`). The layers above reach it only as
+:func:`evalcore.tasks.default_task`.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore.errors import InvalidInputError
+from evalcore.errors import InvalidInputError, clipped_repr
 from evalcore.harness.logs import HarnessLog, LoggedSample, find_logs, harness_doc_hash
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 
@@ -228,13 +228,8 @@ def _config(
         )
         return (), (None, None) if effective is None else (None, protocol_fingerprint(effective))
     dump = dumped_config(declared)
-    diffs = tuple(f"{d.path}: {_short(d.a)} -> {_short(d.b)}" for d in diff_protocols(dump, effective))
+    diffs = tuple(f"{d.path}: {clipped_repr(d.a)} -> {clipped_repr(d.b)}" for d in diff_protocols(dump, effective))
     return diffs, (protocol_fingerprint(dump), protocol_fingerprint(effective))
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _rescore(

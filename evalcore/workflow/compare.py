@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalcore.errors import InvalidInputError
+from evalcore.errors import InvalidInputError, clipped_repr
 from evalcore.part3.auc import AucComparison, compare_auc
 from evalcore.part3.stats import PairedComparison, compare_paired
 from evalcore.protocol.fingerprint import ProtocolDifference, diff_protocols
@@ -150,11 +150,6 @@ def _interval(bounds: tuple[float, float]) -> str:
     return f"{bounds[0]:.3f}-{bounds[1]:.3f}"
 
 
-def _value(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def format_comparison(result: Comparison) -> str:
     """The comparison as ``evalcore compare`` prints it."""
     p, level = result.paired, f"{result.confidence:.0%}"
@@ -185,7 +180,10 @@ def format_comparison(result: Comparison) -> str:
         lines.append(f"protocol fields that differ: unknown ({which} records no protocol: no results file)")
     elif result.differences:
         lines.append(f"protocol fields that differ ({len(result.differences)}):")
-        lines += [f"  {d.path}: {_value(d.a)} -> {_value(d.b)}" for d in result.differences[:25]]
+        lines += [
+            f"  {d.path}: {clipped_repr(d.a, mark='…')} -> {clipped_repr(d.b, mark='…')}"
+            for d in result.differences[:25]
+        ]
         if len(result.differences) > 25:
             lines.append(f"  … and {len(result.differences) - 25} more")
     else:

@@ -109,20 +109,11 @@ def _content_key(doc: Any) -> str:
     return hashlib.sha256(canonical_json(doc)).hexdigest()
 
 
-def _logged_scores(value: Any, where: str) -> tuple[float, ...]:
-    """The scores of a logged ``filtered_resps`` (one ``[loglik, is_greedy]`` per choice; the tracker writes each
-    as text, and ``str`` of a float reads back as the same float)."""
-    try:
-        return _scores([float(entry[0]) for entry in value], where)
-    except (TypeError, ValueError, IndexError, KeyError):
-        shown = repr(value)[:120]
-        raise RecordError(f"{where}: filtered_resps is not one [loglik, is_greedy] per choice: {shown}") from None
-
-
 def _harness_output(name: str, path: Path) -> RunItems:
     """A harness output written with ``--log_samples``: one ``samples_<task>_<date>.jsonl`` (the file, or the only one
-    under a directory) and the ``results_<date>.json`` beside it, whose ``config`` and task config are the protocol."""
-    import json
+    under a directory) and the ``results_<date>.json`` beside it, whose ``config`` and task config are the protocol.
+    Both are read by :func:`evalcore.harness.logs.read_log`, the reader ``check-harness`` uses."""
+    from evalcore.harness.logs import read_log
 
     files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl"))
     if not files:
@@ -130,40 +121,23 @@ def _harness_output(name: str, path: Path) -> RunItems:
     if len(files) > 1:
         found = ", ".join(str(f) for f in files)
         raise InvalidInputError(f"{name}: {len(files)} harness sample logs under it ({found}); name one file")
-    samples = files[0]
-    task, _, date = samples.stem.removeprefix("samples_").rpartition("_")
-    results = samples.with_name(f"results_{date}.json")
+    log = read_log(files[0])
     protocol: dict[str, Any] = {}
-    if results.is_file():
-        try:
-            logged = json.loads(results.read_text(encoding="utf-8"))
-            configs = logged.get("configs") or {}
-            protocol = {"config": logged.get("config") or {}, "task": configs.get(task) or {}}
-        except (UnicodeDecodeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"{results}: not the harness's results JSON ({exc})") from None
-    try:
-        text = samples.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{samples}: not UTF-8 text ({exc})") from None
+    if log.results is not None:
+        protocol = {"config": log.run_config, "task": log.task_config or {}}
     items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{samples}:{number}"
+    for sample in log.samples:
+        where = f"{log.samples_path}:{sample.line}"
         try:
-            sample = json.loads(line)
-            doc, label = sample["doc"], int(sample["target"])
-            idx = doc.get("idx") if isinstance(doc, dict) else None
-            item_id = idx if isinstance(idx, int) and not isinstance(idx, bool) else int(sample["doc_id"])
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            problem = f"not a logged sample with a doc, a doc_id and an integer target ({exc!r})"
-            raise RecordError(f"{where}: {problem}") from None
-        key = _content_key(doc)
+            label = int(sample.target)
+        except ValueError:
+            raise RecordError(f"{where}: not a logged sample with an integer target ({sample.target!r})") from None
+        idx = sample.doc.get("idx")
+        item_id = idx if isinstance(idx, int) and not isinstance(idx, bool) else sample.doc_id
+        key = _content_key(sample.doc)
         if key in items:
             raise RecordError(f"{where}: the same document is logged twice (also as item {items[key][0]})")
-        items[key] = (item_id, label, _logged_scores(sample.get("filtered_resps"), where))
-    if not items:
-        raise RecordError(f"{samples}: no logged sample in it")
+        items[key] = (item_id, label, _scores(list(sample.scores), where))
     return RunItems(name, protocol, items)
 
 

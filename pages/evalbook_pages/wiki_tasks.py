@@ -1,11 +1,11 @@
 """The practice tasks the source wiki sets and two of its mastery criteria: key order and single-field
 changes, a test-only task's demos, and retried attempts merged by the declared policy (the
-splits task and the four-item ledger are in :mod:`evalcore.book.exercises`).
+splits task and the four-item ledger are in :mod:`evalbook_pages.exercises`).
 
 Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``). The contract
-is that of :mod:`evalcore.book.exercises`: a check raises
-:class:`~evalcore.book.exercises.NotAnswered` while an answer is still ``None``,
-:class:`~evalcore.book.exercises.WrongAnswer` with a hint that names what is wrong, and
+is that of :mod:`evalbook_pages.exercises`: a check raises
+:class:`~evalbook_pages.exercises.NotAnswered` while an answer is still ``None``,
+:class:`~evalbook_pages.exercises.WrongAnswer` with a hint that names what is wrong, and
 returns a one-line verdict starting with ``correct``. The right answer is never written
 here: the fingerprint, the pinned harness and the ledger compute it when the check runs.
 """
@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, check_fingerprint_task, given
+from evalbook_pages.exercises import WrongAnswer, check_fingerprint_task, given
 from evalcore.capture import captured, import_quietly
 from evalcore.extras import needs_run_extra
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint

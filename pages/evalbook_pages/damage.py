@@ -1,7 +1,7 @@
 """Damaged copies for the chapter *When inputs go wrong*: data files, model packages, records, caches.
 
 Explained in ``book/refusals.md``; the catalogue that feeds them is
-:mod:`evalcore.book.badinputs`. Each function damages a *copy* in the bench's scratch
+:mod:`evalbook_pages.badinputs`. Each function damages a *copy* in the bench's scratch
 directory (never the original) the way a student, a broken disk or a forger would, and
 returns where the copy is.
 """
@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.refusals import Bench
+from evalbook_pages.refusals import Bench
 
 __all__ = [
     "SCORE_NUDGE",
@@ -158,7 +158,7 @@ def part3_copy(bench: Bench, name: str, edit: Any, *, redigest: bool) -> Path:
 
 def score_cache_entry(bench: Bench, name: str, text: Any) -> tuple[Any, Any]:
     """A score cache holding one entry whose file text is ``text(good entry text)``; returns ``(cache, key)``."""
-    from evalcore.book.scorecache import CacheKey, ScoreCache
+    from evalbook_pages.scorecache import CacheKey, ScoreCache
 
     key = CacheKey.for_requests([("a context", " negative"), ("a context", " positive")],
                                 model_sha256="0" * 64, dtype="float32", tokenizer="a tokenizer")  # fmt: skip

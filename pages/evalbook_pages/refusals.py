@@ -4,7 +4,7 @@ Explained in the chapter *When inputs go wrong* (``book/refusals.md``). A
 :class:`BadInput` is one wrong thing a student can do (edit a record, point at the
 wrong file, kill a run); :func:`attempt` does it for real, in a scratch directory,
 and returns an :class:`Outcome`: the exception or exit status and the exact first
-line of the message. The catalogue itself is :data:`evalcore.book.badinputs.CATALOGUE`;
+line of the message. The catalogue itself is :data:`evalbook_pages.badinputs.CATALOGUE`;
 ``tests/test_refusals.py`` holds the expected outcome of every entry, and the chapter
 prints the table by running them.
 """

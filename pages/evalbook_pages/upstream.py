@@ -13,7 +13,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalcore.book.taskconfig import SourceRef, find_line, find_source
+from evalbook_pages.taskconfig import SourceRef, find_line, find_source
 from evalcore.errors import InvalidInputError
 
 __all__ = [
@@ -202,7 +202,7 @@ def pitfall_status() -> list[PitfallStatus]:
         LookupError: a block is missing from the *pinned* harness (the install is not 0.4.9.2).
         FileNotFoundError, ValueError: the release wheel is missing or not the published one.
     """
-    from evalcore.book.taskconfig import installed_text
+    from evalbook_pages.taskconfig import installed_text
 
     rows = []
     for p in PITFALLS:

@@ -8,7 +8,7 @@ recomputes, with evalcore's own functions, everything a reader could recompute w
 data or the model: the fingerprint, the aggregates (accuracy, ``acc_stderr``, counts), the
 ledger and the self-digest (:func:`make_consistent`). The audit must refuse each one,
 naming what differs; ``tests/test_forgeries.py`` holds which level refuses each, and the
-chapter's table runs them (:mod:`evalcore.book.forgery_runs`).
+chapter's table runs them (:mod:`evalbook_pages.forgery_runs`).
 
 Part III forgeries (:data:`PART3_FORGERIES`) edit a committed Part III record and recompute
 its digests with :func:`evalcore.part3.record.with_digests`.

@@ -4,20 +4,20 @@ Explained in the book chapter *Where the time goes* (``book/performance-time.md`
 sections "The machine's ceiling", "Time by operator" and "Waiting for the book". The page
 loads the stored records (``benchmarks/results/*.json``) and glues what these functions
 return: which CPU made each record, what share of the machine's matmul rate each scorer
-reaches on the work it does (:func:`evalcore.book.performance.forward_flops`) and whether
+reaches on the work it does (:func:`evalbook_pages.performance.forward_flops`) and whether
 two such shares can be told apart over the repeats, the profiled factors of that share
-(:func:`evalcore.book.timeshares.share_factors`), and how long the book takes to build and
+(:func:`evalbook_pages.timeshares.share_factors`), and how long the book takes to build and
 test on each machine. The scorers against each other are read by
-:mod:`evalcore.book.speed`."""
+:mod:`evalbook_pages.speed`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.performance import cpu_label, forward_flops
-from evalcore.book.speed import best_batch_sizes, ceiling_beside, ranges_overlap
-from evalcore.book.timeshares import PRODUCTS, share_factors
+from evalbook_pages.performance import cpu_label, forward_flops
+from evalbook_pages.speed import best_batch_sizes, ceiling_beside, ranges_overlap
+from evalbook_pages.timeshares import PRODUCTS, share_factors
 from evalcore.errors import InvalidInputError
 
 __all__ = [

@@ -3,9 +3,9 @@
 Explained in the notebooks *Reading the task* (``notebooks/reading-the-task.md``, exercise
 ``ex-task-fewshot``), *Scoring candidates by hand* (``notebooks/scoring-by-hand.md``,
 ``ex-score-two-tokens``) and *Running the official harness* (``notebooks/official-run.md``,
-``ex-official-closest``). The contract is that of :mod:`evalcore.book.exercises`: a check
-raises :class:`~evalcore.book.exercises.NotAnswered` while an answer is still the
-placeholder ``None``, :class:`~evalcore.book.exercises.WrongAnswer` with a hint that
+``ex-official-closest``). The contract is that of :mod:`evalbook_pages.exercises`: a check
+raises :class:`~evalbook_pages.exercises.NotAnswered` while an answer is still the
+placeholder ``None``, :class:`~evalbook_pages.exercises.WrongAnswer` with a hint that
 names what is wrong, and returns a one-line verdict starting with ``correct`` when
 everything holds. The right answer is never written here: it is what the pinned harness
 builds, what evalcore's own gather computes, or what the reader's record holds, when the
@@ -19,7 +19,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given
 from evalcore.harness.registry import harness_fewshot_contexts
 from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
 from evalcore.scoring.loglik import argmax_first, continuation_scores

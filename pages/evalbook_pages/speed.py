@@ -7,7 +7,7 @@ sentence that the record's own numbers choose (whether two ranges over the repea
 overlap, whether a cell was unsteady), so that a new record cannot leave the prose
 claiming what its numbers do not show. What the records say against the machines that
 made them (their CPUs, the share of the ceiling, the build's times) is read by
-:mod:`evalcore.book.machines`.
+:mod:`evalbook_pages.machines`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evalcore.book.performance import cpu_label, padding_share
+from evalbook_pages.performance import cpu_label, padding_share
 from evalcore.errors import InvalidInputError
 
 __all__ = [

@@ -4,8 +4,8 @@ Explained in the chapter *How fast is it?* (``book/performance.md``). The Chines
 executes nothing: it shows the values the English execution glued. Where such a value is an
 English word or sentence chosen by a benchmark record's numbers (whether two ranges over the
 repeats overlap, which cells were unsteady, which CPU made the record), the page glues this
-module's Chinese text beside it (:func:`evalcore.book.editions.with_twins`). Each function
-mirrors one of :mod:`evalcore.book.speed` or :mod:`evalcore.book.machines` and returns only
+module's Chinese text beside it (:func:`evalbook_pages.editions.with_twins`). Each function
+mirrors one of :mod:`evalbook_pages.speed` or :mod:`evalbook_pages.machines` and returns only
 the keys whose English values are words, chosen by the same tests on the same numbers (the
 English modules' helpers make the choices), each written as a clause a Chinese sentence can
 embed where the English one embeds the English value. A twin is empty exactly where the English
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.machines import BUILD_STEPS, ceiling_shares, products_alone
-from evalcore.book.performance import cpu_label
-from evalcore.book.speed import batch_changes, best_batch_sizes, ranges_overlap, ratio_range
+from evalbook_pages.machines import BUILD_STEPS, ceiling_shares, products_alone
+from evalbook_pages.performance import cpu_label
+from evalbook_pages.speed import batch_changes, best_batch_sizes, ranges_overlap, ratio_range
 
 __all__ = [
     "alone_glue_zh",
@@ -45,7 +45,7 @@ _STREAMS = {"model": "模型流", "notebooks": "笔记本流"}
 
 
 def cpu_label_zh(label: str) -> str:
-    """The Chinese of a :func:`~evalcore.book.performance.cpu_label`: a CPU's name stays as it is."""
+    """The Chinese of a :func:`~evalbook_pages.performance.cpu_label`: a CPU's name stays as it is."""
     return "未记录型号的 CPU" if label == _NOT_RECORDED else label
 
 
@@ -56,7 +56,7 @@ def _cpu_twin(key: str, recorded: Any) -> dict[str, str]:
 
 
 def cpu_glue_zh(records: Mapping[str, Record]) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.machines.cpu_glue`: how many CPUs, how many records name none."""
+    """The twins of :func:`~evalbook_pages.machines.cpu_glue`: how many CPUs, how many records name none."""
     labels = [[cpu_label(r.get("arithmetic")) for r in record.get("runs", [record])] for record in records.values()]
     named = {label for each in labels for label in each} - {_NOT_RECORDED}
     unnamed = sum(_NOT_RECORDED in each for each in labels)
@@ -65,7 +65,7 @@ def cpu_glue_zh(records: Mapping[str, Record]) -> dict[str, str]:
 
 
 def steadiness_zh(unsteady: Sequence[Mapping[str, Any]]) -> str:
-    """The twin of :func:`~evalcore.book.speed.steadiness`."""
+    """The twin of :func:`~evalbook_pages.speed.steadiness`."""
     if not unsteady:
         return "每个单元的各次重复都保持在这一界限之内"
     cells = "、".join(f"{c['method']} 在批大小 {c['batch_size']} 时（最快/最慢 {c['spread']:.2f}）" for c in unsteady)
@@ -74,7 +74,7 @@ def steadiness_zh(unsteady: Sequence[Mapping[str, Any]]) -> str:
 
 
 def differing_cells_zh(fair: Record) -> str:
-    """The twin of :func:`~evalcore.book.speed.differing_cells`."""
+    """The twin of :func:`~evalbook_pages.speed.differing_cells`."""
     differ = [f"{method}（批大小 {bs}）" for method, by_bs in fair["max_abs_diff_vs_harness_batch1"].items()
               for bs, v in sorted(by_bs.items(), key=lambda kv: int(kv[0])) if v > 0]  # fmt: skip
     if not differ:
@@ -84,7 +84,7 @@ def differing_cells_zh(fair: Record) -> str:
 
 
 def fair_glue_zh(fair: Record) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.speed.fair_glue`: the ranges, the verdicts on steadiness and agreement."""
+    """The twins of :func:`~evalbook_pages.speed.fair_glue`: the ranges, the verdicts on steadiness and agreement."""
     med, runs = fair["median"], fair["items_per_s"]
     best = best_batch_sizes(med)
     best_range = ratio_range(runs["evalcore"][best["evalcore"]], runs["harness"][best["harness"]])
@@ -104,25 +104,25 @@ def fair_glue_zh(fair: Record) -> dict[str, str]:
 
 
 def batch_size_glue_zh(fair: Record) -> dict[str, str]:
-    """The twin of :func:`~evalcore.book.speed.batch_size_glue`'s sentence on the last three batch sizes."""
+    """The twin of :func:`~evalbook_pages.speed.batch_size_glue`'s sentence on the last three batch sizes."""
     changes = [f"从批大小 {small} 到 {large}，evalcore 的中位数{'上升' if change >= 0 else '下降'}了 "
                f"{abs(100 * change):.0f} %" for small, large, change in batch_changes(fair)]  # fmt: skip
     return {"batch_growth": "；".join(changes)}
 
 
 def largest_difference_zh(bench: Record) -> str:
-    """The twin of :func:`~evalcore.book.speed.largest_difference`."""
+    """The twin of :func:`~evalbook_pages.speed.largest_difference`."""
     worst = max(v["max_abs_diff"] for runs in bench["batched"].values() for v in runs.values())
     return "0 奈特：每个得分都与评测框架的得分逐位一致" if worst == 0 else f"{worst:.1e} 奈特"
 
 
 def prefix_glue_zh(prefix: Record) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.speed.prefix_glue`: its CPU, where the record names none."""
+    """The twins of :func:`~evalbook_pages.speed.prefix_glue`: its CPU, where the record names none."""
     return _cpu_twin("px_cpu", prefix.get("arithmetic"))
 
 
 def fewshot_glue_zh(fewshot: Record) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.speed.fewshot_glue`: whether the gain grows with the shots, and the CPU."""
+    """The twins of :func:`~evalbook_pages.speed.fewshot_glue`: whether the gain grows with the shots, and the CPU."""
     span = {int(k): ratio_range(*(shot["items_per_s"][m][str(shot["best"][m]["batch_size"])]
                                   for m in ("evalcore_prefix", "harness")))
             for k, shot in fewshot["shots"].items()}  # fmt: skip
@@ -139,7 +139,7 @@ def fewshot_glue_zh(fewshot: Record) -> dict[str, str]:
 
 
 def ceiling_glue_zh(fair: Record, work: Mapping[str, Mapping[str, int]]) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.machines.ceiling_glue`'s two verdicts."""
+    """The twins of :func:`~evalbook_pages.machines.ceiling_glue`'s two verdicts."""
     med, best, shares = fair["median"], best_batch_sizes(fair["median"]), ceiling_shares(fair, work)
     h, e, a = shares["harness"], shares["evalcore"], shares["evalcore_all_logits"]
     if ranges_overlap(e, h):
@@ -159,7 +159,7 @@ def ceiling_glue_zh(fair: Record, work: Mapping[str, Mapping[str, int]]) -> dict
 
 
 def profile_glue_zh(fair: Record, factors: Mapping[str, Mapping[str, float]]) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.machines.profile_glue`: the ceiling's runs, and the caveat."""
+    """The twins of :func:`~evalbook_pages.machines.profile_glue`: the ceiling's runs, and the caveat."""
     runs = fair["ceiling_gflops"]["runs"]
     over = " 和 ".join(name for name, f in factors.items() if f["R"] > 1)
     return {"ceil_after_runs": f"{min(runs):.1f} 至 {max(runs):.1f}",
@@ -168,7 +168,7 @@ def profile_glue_zh(fair: Record, factors: Mapping[str, Mapping[str, float]]) ->
 
 
 def alone_glue_zh(fair: Record, parameters: int) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.machines.alone_glue`'s verdicts on the products' shape and place."""
+    """The twins of :func:`~evalbook_pages.machines.alone_glue`'s verdicts on the products' shape and place."""
     alone_share, ratio_inside = products_alone(fair)
     if ratio_inside < 0.9:
         where = ("；在模型内部，每个乘积都跟在其他算子之后，读取的权重自上一批以来没有任何算子碰过（模型的 float32 "
@@ -182,7 +182,7 @@ def alone_glue_zh(fair: Record, parameters: int) -> dict[str, str]:
 
 
 def build_glue_zh(runs: Sequence[Record]) -> dict[str, str]:
-    """The twins of :func:`~evalcore.book.machines.build_glue`: the test's wait, its streams, the machines' spread.
+    """The twins of :func:`~evalbook_pages.machines.build_glue`: the test's wait, its streams, the machines' spread.
 
     And the words that stand in for what the newest run did not record (its CPU, the pages' times).
     """

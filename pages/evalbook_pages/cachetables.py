@@ -2,9 +2,9 @@
 
 Explained in the chapters *The request cache: prompts built for another run*
 (``book/caches.md``) and *The response cache: another model's answers* (``book/response-
-cache.md``). The runs themselves are made by :mod:`evalcore.book.caches`; these functions
+cache.md``). The runs themselves are made by :mod:`evalbook_pages.caches`; these functions
 turn them, the score cache's lookups and the upstream pitfalls' status
-(:mod:`evalcore.book.upstream`) into the rows and words the page displays: whose prompt
+(:mod:`evalbook_pages.upstream`) into the rows and words the page displays: whose prompt
 each logged item was scored with, which checks flag it, each run's predictions and scores,
 the demos an item receives at its position in a run, and which pitfalls the latest release
 still has."""
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evalcore.book.caches import HarnessRun, doc_hash_checks, prompt_checks, whose_prompt
-from evalcore.book.upstream import PitfallStatus
+from evalbook_pages.caches import HarnessRun, doc_hash_checks, prompt_checks, whose_prompt
+from evalbook_pages.upstream import PitfallStatus
 from evalcore.sst2.task import CHOICES
 
 __all__ = [

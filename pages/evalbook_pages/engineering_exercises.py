@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
-from evalcore.book.speed import best_batch_sizes, ratio_range
+from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.speed import best_batch_sizes, ratio_range
 from evalcore.harness.official import HARNESS_VERSION
 from evalcore.models.loader import DEFAULT_MODEL, MODELS
 from evalcore.protocol.digest import sha256_text
@@ -230,7 +230,7 @@ def check_speedup(speedup: Any, speedup_range: Any, clearly_faster: Any, fair: M
     """*How fast is it?*: evalcore at batch size 8 against the harness at its best, from the fair record.
 
     ``speedup`` is the ratio of the medians, ``speedup_range`` the pair of
-    :func:`evalcore.book.speed.ratio_range` over the repeats, ``clearly_faster`` whether
+    :func:`evalbook_pages.speed.ratio_range` over the repeats, ``clearly_faster`` whether
     that whole range lies above 1.
 
     Args:

@@ -1,9 +1,9 @@
 """How each row of the bad-input catalogue is fed: the calls a student (or a forger) would make.
 
-Explained in ``book/refusals.md``; the rows are :data:`evalcore.book.badinputs.CATALOGUE`
-and the damaged copies come from :mod:`evalcore.book.damage`. Each function feeds one
+Explained in ``book/refusals.md``; the rows are :data:`evalbook_pages.badinputs.CATALOGUE`
+and the damaged copies come from :mod:`evalbook_pages.damage`. Each function feeds one
 bad input to the public API (or runs the command line through the bench) and returns
-what came back, or lets the refusal propagate for :func:`evalcore.book.refusals.attempt`
+what came back, or lets the refusal propagate for :func:`evalbook_pages.refusals.attempt`
 to record.
 """
 
@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.damage import data_copy, score_cache_entry
-from evalcore.book.refusals import Bench, environment
+from evalbook_pages.damage import data_copy, score_cache_entry
+from evalbook_pages.refusals import Bench, environment
 from evalcore.protocol.jsonvalue import json_object
 
 __all__ = [
@@ -106,7 +106,7 @@ def failed_run(bench: Bench) -> Any:
 
 def run_on_bad_bytes(bench: Bench) -> Any:
     """``evalcore run`` on a dev.tsv that is not UTF-8; the run directory must not be created."""
-    from evalcore.book.damage import not_utf8
+    from evalbook_pages.damage import not_utf8
 
     out = bench.scratch / "never-bad-bytes"
     done = bench.cli("run", "--smoke", "--out", str(out), env={"EVALBOOK_SST2_DIR": str(not_utf8(bench, "bytes-run"))})
@@ -279,7 +279,7 @@ def flip_label(record: dict[str, Any]) -> None:
 
 def part3(directory: Path, *, data: bool = False) -> Any:
     """Load the copy as a page does; with ``data``, also check its labels against the rows, as the re-check does."""
-    from evalcore.book.part3 import load_record
+    from evalbook_pages.part3 import load_record
     from evalcore.part3.record import require_whole
     from evalcore.sst2.rows import load_split
 

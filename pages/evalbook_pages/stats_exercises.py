@@ -2,7 +2,7 @@
 
 Explained in the chapters *How sure is one accuracy on 64 items?* (``book/part3-statistics.md``)
 and *Many conditions at once* (``book/part3-many-tests.md``). The contract is that of
-:mod:`evalcore.book.exercises`. No right answer is written here: each check computes it, the
+:mod:`evalbook_pages.exercises`. No right answer is written here: each check computes it, the
 sample size with :func:`evalcore.part3.stats.clopper_pearson`, Q with
 :func:`evalcore.part3.cochran.cochran_q` and the exact permutation p with
 :func:`evalcore.part3.exact.cochran_exact_p`, and names the usual slips.
@@ -14,8 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given, number
-from evalcore.book.part3 import outcomes
+from evalbook_pages.exercises import WrongAnswer, given, number
+from evalbook_pages.part3 import outcomes
 from evalcore.part3.cochran import cochran_q, permutation_p
 from evalcore.part3.exact import cochran_exact_p
 from evalcore.part3.stats import clopper_pearson, wilson

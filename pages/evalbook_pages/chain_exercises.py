@@ -3,9 +3,9 @@
 Explained in the notebook *The doc_id bug* (``notebooks/doc-id-bug.md``, exercise
 ``ex-docid-predict``) and the chapter *Why these numbers are not the article's*
 (``book/article-numbers.md``, exercise ``ex-article-label-mix``). The checks follow
-:mod:`evalcore.book.exercises`: the placeholder ``None`` raises
-:class:`~evalcore.book.exercises.NotAnswered`, a wrong answer
-:class:`~evalcore.book.exercises.WrongAnswer` with a hint, a right one returns a line that
+:mod:`evalbook_pages.exercises`: the placeholder ``None`` raises
+:class:`~evalbook_pages.exercises.NotAnswered`, a wrong answer
+:class:`~evalbook_pages.exercises.WrongAnswer` with a hint, a right one returns a line that
 starts with ``correct``. The right answers are computed when a check runs: from the
 pinned harness's own log, or from the article's quoted counts.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evalcore.book.article import ARTICLE_LIKELIHOOD
-from evalcore.book.exercises import WrongAnswer, given
-from evalcore.book.trackers import stand_in_lm
+from evalbook_pages.article import ARTICLE_LIKELIHOOD
+from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.trackers import stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.harness.registry import TASK
@@ -136,7 +136,7 @@ def possible_positives(counts: Mapping[str, int]) -> list[int]:
 
     Args:
         counts: ``correct``, ``of``, ``predicted_negative`` and ``predicted_positive``, as
-            :data:`evalcore.book.article.ARTICLE_LIKELIHOOD`.
+            :data:`evalbook_pages.article.ARTICLE_LIKELIHOOD`.
 
     Returns:
         The possible numbers, ascending.
@@ -163,7 +163,7 @@ def check_label_mix(possible: Any, article_tp: Any, *, counts: Mapping[str, int]
             prediction counts (``correct``, ``predicted_negative``, ``predicted_positive``) can have had.
         article_tp: the reader's number of the article's "positive" predictions that were
             right, given its gold labels too (``labels_positive``).
-        counts: the article's counts (:data:`evalcore.book.article.ARTICLE_LIKELIHOOD`).
+        counts: the article's counts (:data:`evalbook_pages.article.ARTICLE_LIKELIHOOD`).
 
     Returns:
         A one-line verdict starting with ``correct``.

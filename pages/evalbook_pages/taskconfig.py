@@ -266,7 +266,7 @@ COUNTERPARTS: dict[str, str] = {
     "one request per choice": "evalcore.sst2.task.requests_for",
     "argmax over log-likelihoods": "evalcore.scoring.loglik.argmax_first",
     "acc per item": "evalcore.scoring.loglik.ItemScore",
-    "default aggregation warning": "evalcore.book.taskconfig.metric_defaults",
+    "default aggregation warning": "evalbook_pages.taskconfig.metric_defaults",
     "doc_id from the samples list": "evalcore.records.audit.check_identity",
     "n-samples effective size": "evalcore.records.audit.audit_record",
     "context/continuation split": "evalcore.scoring.loglik.encode_pair",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.book.part3 import ARTICLE_RESULTS
+from evalbook_pages.part3 import ARTICLE_RESULTS
 from evalcore.errors import InvalidInputError
 from evalcore.models.loader import WithoutSpecialTokens
 from evalcore.scoring import score_rows_batched

@@ -16,8 +16,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
-from evalcore.book.trackers import HASH_FIELDS, git_hash_in, make_repo, saved_results, stand_in_lm
+from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.trackers import HASH_FIELDS, git_hash_in, make_repo, saved_results, stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.harness.registry import TASK
@@ -185,7 +185,7 @@ def check_item_hashes(changes: Any, base: Mapping[str, Any], variants: Mapping[s
     """Exercise of *The per-item hashes*: which hashes of the log change in each variant of an item.
 
     ``base`` and each variant hold ``doc``, ``context`` and ``target``; ``changes`` maps each
-    variant's name to the set of :data:`~evalcore.book.trackers.HASH_FIELDS` that differ from ``base``'s.
+    variant's name to the set of :data:`~evalbook_pages.trackers.HASH_FIELDS` that differ from ``base``'s.
     """
     before = evaluator_hashes(base["doc"], base["context"], base["target"])
     after = {name: evaluator_hashes(v["doc"], v["context"], v["target"]) for name, v in variants.items()}

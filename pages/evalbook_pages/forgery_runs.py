@@ -1,4 +1,4 @@
-"""Feeding the forgeries of :mod:`evalcore.book.forgeries` to the checks, one level at a time, for the chapter's table.
+"""Feeding the forgeries of :mod:`evalbook_pages.forgeries` to the checks, one level at a time, for the chapter's table.
 
 Explained in the chapter *When inputs go wrong* (``book/refusals.md``). A run record's forgery
 is read (the schema) and audited at level 1, then 2, then 3, until a level refuses it; a
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.forgeries import Forgery, forge
+from evalbook_pages.forgeries import Forgery, forge
 
 __all__ = ["Refusal", "attempt_forgery", "attempt_part3_forgery"]
 
@@ -58,7 +58,7 @@ def attempt_part3_forgery(
     import json
     import shutil
 
-    from evalcore.book.part3 import load_record, recheck_record
+    from evalbook_pages.part3 import load_record, recheck_record
     from evalcore.errors import RecordError
     from evalcore.part3.grid import conditions
     from evalcore.records.atomic import write_json_atomic

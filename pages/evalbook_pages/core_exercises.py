@@ -8,7 +8,7 @@ with :func:`evalcore.protocol.fingerprint.protocol_fingerprint` and
 :func:`evalcore.protocol.overlap.split_overlap` on the committed selection, the rates with
 :func:`evalcore.protocol.ledger.merge_attempts` and
 :func:`evalcore.protocol.ledger.summarize_ledger`. The contract is that of
-:mod:`evalcore.book.exercises`.
+:mod:`evalbook_pages.exercises`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 from evalcore.protocol.ledger import merge_attempts, summarize_ledger
 from evalcore.protocol.overlap import split_overlap

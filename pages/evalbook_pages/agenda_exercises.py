@@ -3,7 +3,7 @@
 Explained in the chapters of Part III, one check each: ``book/part3-statistics.md``,
 ``book/part3-fewshot.md``, ``book/part3-order.md``, ``book/part3-format.md``,
 ``book/part3-article-changes.md`` and ``book/part3-confirm.md``. The contract is that of
-:mod:`evalcore.book.exercises`. No right answer is written here: each check computes it
+:mod:`evalbook_pages.exercises`. No right answer is written here: each check computes it
 from the stored records or the given numbers with :mod:`evalcore.part3`.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given, number
-from evalcore.book.part3 import outcomes
-from evalcore.book.views import log_odds
+from evalbook_pages.exercises import WrongAnswer, given, number
+from evalbook_pages.part3 import outcomes
+from evalbook_pages.views import log_odds
 from evalcore.part3.auc import compare_auc
 from evalcore.part3.confirm import verdict
 from evalcore.part3.grid import KS, SETS

@@ -15,7 +15,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given
 from evalcore.records.numerics import compare_scores
 from evalcore.records.recheck import recheck
 from evalcore.scoring.loglik import argmax_first

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalcore.book.views import positive_rate, view_row
+from evalbook_pages.views import positive_rate, view_row
 from evalcore.errors import RecordError
 from evalcore.part3.experiment import audit_condition, condition_outcomes
 from evalcore.part3.record import record_problems, require_whole
@@ -165,7 +165,7 @@ def comparison_rows(
     record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """One row per condition: accuracy with its exact interval, positive rate, the AUC and the
-    calibrated accuracy (:func:`evalcore.book.views.view_row`; empty where there are no scores
+    calibrated accuracy (:func:`evalbook_pages.views.view_row`; empty where there are no scores
     or no content-free scores), and the paired comparison with ``reference`` (McNemar's exact
     p, the paired bootstrap interval)."""
     ref = outcomes(record, reference)

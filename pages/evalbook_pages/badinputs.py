@@ -1,8 +1,8 @@
 """The catalogue of bad inputs the chapter *When inputs go wrong* tabulates, each fed for real.
 
-Explained in ``book/refusals.md``; the machinery is :mod:`evalcore.book.refusals`, the
-damaged copies :mod:`evalcore.book.damage`, the calls that feed them
-:mod:`evalcore.book.triggers`. Every entry damages a copy (a data file, a run record, a
+Explained in ``book/refusals.md``; the machinery is :mod:`evalbook_pages.refusals`, the
+damaged copies :mod:`evalbook_pages.damage`, the calls that feed them
+:mod:`evalbook_pages.triggers`. Every entry damages a copy (a data file, a run record, a
 model package, a cache entry, a Part III record) in the bench's scratch directory, never
 the original, then calls the public API or the command line exactly as a student would.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import signal
 
-from evalcore.book import triggers as feed
-from evalcore.book.damage import (
+from evalbook_pages import triggers as feed
+from evalbook_pages.damage import (
     SCORE_NUDGE,
     data_copy,
     edit_record,
@@ -25,7 +25,7 @@ from evalcore.book.damage import (
     score_cache_entry,
     tamper,
 )
-from evalcore.book.refusals import BadInput
+from evalbook_pages.refusals import BadInput
 
 __all__ = ["CATALOGUE", "SCORE_NUDGE"]
 

@@ -2,9 +2,9 @@
 one explained failure, each re-derived from the student's own objects.
 
 Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``, section
-*Capstone*). The contract is that of :mod:`evalcore.book.exercises`: the check raises
-:class:`~evalcore.book.exercises.NotAnswered` while an answer is still ``None``,
-:class:`~evalcore.book.exercises.WrongAnswer` with a hint, and returns a one-line verdict
+*Capstone*). The contract is that of :mod:`evalbook_pages.exercises`: the check raises
+:class:`~evalbook_pages.exercises.NotAnswered` while an answer is still ``None``,
+:class:`~evalbook_pages.exercises.WrongAnswer` with a hint, and returns a one-line verdict
 starting with ``correct``. Nothing is compared with a stored answer: the fingerprint, the
 two overlap checks and the ledger summary are recomputed from what the student hands in.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.book.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given
 from evalcore.errors import InvalidInputError, SealedItemError
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import summarize_ledger
