@@ -18,7 +18,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-# A second arithmetic for the numerics-sensitive checks (evalcore.records.machine.SECOND_ARITHMETIC):
+# A second arithmetic for the numerics-sensitive checks (evalcore.audit.machine.SECOND_ARITHMETIC):
 # ATen's plain C++ kernels and MKL's portable branch give other last bits than the native
 # ones, as another CPU would. nbval runs the stored notebooks under it, so a float snapshot
 # that passes on one machine only fails here; the book build executes them natively.

@@ -20,8 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from evalcore.audit.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC
 from evalcore.records.atomic import write_json_atomic
-from evalcore.records.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC
 
 OUT = Path(__file__).resolve().parent / "results" / "arithmetic.json"
 
@@ -31,7 +31,7 @@ SETTINGS = {"native": {}, "pinned": dict(PINNED_ARITHMETIC)}
 _WORKER = """
 import json, time
 from evalcore.models.loader import load_model
-from evalcore.records.machine import arithmetic
+from evalcore.audit.machine import arithmetic
 from evalcore.sst2.rows import load_split
 from evalcore.scoring.loglik import score_item
 from evalcore.sst2.selection import dev_ids

@@ -38,7 +38,7 @@ OUT = ROOT / "benchmarks" / "results" / "build.json"
 PROSE_PAGE = "book/glossary.md"
 """The page edited in step 2 (prose only)."""
 
-CODE_FILE = "evalcore/part3/stats.py"
+CODE_FILE = "evalcore/stats/paired.py"
 """The module edited in step 3 (a comment only: the maths is unchanged, the key is not)."""
 
 EXECUTED_SIDE = re.compile(r"execute_pages: \S+ executed in ")
@@ -111,8 +111,8 @@ def main() -> int:
     parser.add_argument("--with-test", action="store_true", help="also time make test (as CI runs it)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    from evalcore.audit.machine import arithmetic
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
 
     shared = ROOT.parent / "shared"
     with tempfile.TemporaryDirectory(prefix="evalbook-build-") as tmp:

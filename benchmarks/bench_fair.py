@@ -130,11 +130,11 @@ def main() -> int:  # noqa: C901, PLR0915
     from torch.profiler import ProfilerActivity, profile
 
     from evalbook_pages.timeshares import from_profiler, time_shares
+    from evalcore.audit.machine import arithmetic
     from evalcore.harness.oracle import harness_lm
     from evalcore.harness.registry import build_task, harness_requests
     from evalcore.models.loader import load_model
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
     from evalcore.scoring import score_rows_batched
     from evalcore.sst2.rows import load_split
 

@@ -61,11 +61,11 @@ def main() -> int:
     if args.repeats < 3:
         parser.error("at least 3 repeats: a spread needs them")
 
+    from evalcore.audit.machine import arithmetic
     from evalcore.harness.oracle import harness_lm, harness_loglikelihood
     from evalcore.models.loader import load_model
     from evalcore.progress import Progress
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
     from evalcore.scoring import score_on_shared_demos
     from evalcore.sst2.rows import load_split
 

@@ -12,17 +12,20 @@ below it (``tests/test_layers.py`` enforces the order):
    is still alive);
 1. ``protocol``: the protocol tools (specification and fingerprint, digests, split
    overlap, run ledger), torch-free, and all that ``import evalcore`` loads;
-2. ``tasks`` and ``sst2``, the task layer: a multiple-choice task as a value (prompts,
+2. ``stats``: the paired statistics (accuracy intervals, McNemar, the AUC and DeLong's test,
+   Cochran's Q, exact and permutation p-values, Holm), pure Python and torch-free;
+3. ``tasks`` and ``sst2``, the task layer: a multiple-choice task as a value (prompts,
    choices, delimiters, splits, item identity), read from an lm-eval task config; GLUE
    SST-2 is one such task, with its rows, its item selection and its data loader. The
    layers above reach a task only through ``tasks``; none of them imports ``sst2``;
-3. ``models``: the model, located, checked, loaded and cached;
-4. ``scoring``: the independent scorer (one public surface over its fast paths),
+4. ``models``: the model, located, checked, loaded and cached;
+5. ``scoring``: the independent scorer (one public surface over its fast paths),
    few-shot prompts, calibration, generation;
-5. ``harness``: the pinned lm-evaluation-harness, driven and paired with the scorer;
-6. ``records``: run records (schema, atomic writes, claims), audit, re-check, numerics;
-7. ``part3``: Part III's conditions, experiments, records, grid, confirm rule, statistics;
-8. ``workflow``: one audited run end to end and the ``evalcore`` command.
+6. ``harness``: the pinned lm-evaluation-harness, driven and paired with the scorer;
+7. ``records``: run records stored whole and read strictly (schema, atomic writes, claims);
+8. ``audit``: the audit of a record at three levels, re-checks, numerics and the arithmetic;
+9. ``part3``: Part III's conditions, experiments, records, grid and confirm rule;
+10. ``workflow``: one audited run end to end and the ``evalcore`` command.
 
 The code that exists only to write the book's pages is not part of this package: it is
 ``evalbook_pages``, a package of its own in the book's repository (``pages/``), which
@@ -94,10 +97,10 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 _WORKFLOW = {
-    "ABS_TOL": "evalcore.records.numerics",
-    "Drift": "evalcore.records.numerics",
-    "compare_scores": "evalcore.records.numerics",
-    "arithmetic": "evalcore.records.machine",
+    "ABS_TOL": "evalcore.audit.numerics",
+    "Drift": "evalcore.audit.numerics",
+    "compare_scores": "evalcore.audit.numerics",
+    "arithmetic": "evalcore.audit.machine",
     "load_model": "evalcore.models.loader",
     "locate_model": "evalcore.models.loader",
     "load_split": "evalcore.sst2.rows",
@@ -112,8 +115,8 @@ _WORKFLOW = {
     "build_protocol": "evalcore.harness.runprotocol",
     "read_record": "evalcore.records.store",
     "write_record": "evalcore.records.store",
-    "audit_record": "evalcore.records.audit",
-    "AuditReport": "evalcore.records.report",
+    "audit_record": "evalcore.audit.levels",
+    "AuditReport": "evalcore.audit.report",
 }
 """Workflow names, imported from their module on first use (they pull in torch and lm-eval)."""
 

@@ -42,13 +42,13 @@ def _unseal() -> int:
 
     if any(os.path.lexists(path) for path in (RECORD, MARKER)):  # refused before the model loads
         open_once(MARKER, RECORD, {})  # raises, naming what is there
+    from evalcore.audit.machine import arithmetic
     from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.part3.conditions import protocol_for
     from evalcore.part3.experiment import condition_outcomes, run_condition
     from evalcore.protocol.spec import EvalProtocol
     from evalcore.records.atomic import create_json_exclusive
-    from evalcore.records.machine import arithmetic
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import confirm_ids
 

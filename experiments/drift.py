@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalcore.records.numerics import MULTI_TOKEN
+from evalcore.audit.numerics import MULTI_TOKEN
 
 OUT = Path(__file__).resolve().parent / "results" / "drift.json"
 
@@ -67,9 +67,9 @@ the instruction sets the libraries may use change, they have a chance to travel.
 
 def worker(out: Path, train_items: int) -> None:
     """Score the items in this process's arithmetic and write their scores as JSON."""
+    from evalcore.audit.machine import arithmetic
     from evalcore.models.loader import load_model
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
     from evalcore.scoring import score_requests_full
     from evalcore.scoring.loglik import score_item
     from evalcore.sst2.rows import load_split
@@ -113,7 +113,7 @@ def _quantiles(values: list[float]) -> dict[str, float]:
 
 def summarise(runs: dict[str, dict]) -> dict:
     """Every arithmetic against the native one, and the pinned pair against each other."""
-    from evalcore.records.numerics import ABS_TOL, compare_scores
+    from evalcore.audit.numerics import ABS_TOL, compare_scores
     from evalcore.sst2.selection import dev_ids
 
     dev = set(dev_ids())
@@ -152,7 +152,7 @@ def summarise(runs: dict[str, dict]) -> dict:
 
 def _environment(settings: dict[str, str]) -> dict[str, str]:
     """This process's environment without any inherited arithmetic variable, plus ``settings``."""
-    from evalcore.records.machine import ARITHMETIC_ENV
+    from evalcore.audit.machine import ARITHMETIC_ENV
 
     return {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | settings
 

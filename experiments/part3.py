@@ -48,6 +48,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
+    from evalcore.audit.machine import arithmetic
     from evalcore.errors import RecordError
     from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL, load_model
@@ -55,7 +56,6 @@ def main() -> int:
     from evalcore.part3.record import schema_problems, with_digests
     from evalcore.progress import Progress
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import dev_ids
 

@@ -1,8 +1,8 @@
 """Which CPUs give the pinned dev-64 digest: this machine measured, its row kept in experiments/results/pinned.json.
 
-Scores the 64 dev items under the pinned arithmetic (evalcore.records.machine.PINNED_ARITHMETIC)
-in a fresh process, digests the scores (evalcore.records.pinned.scores_digest) and compares the
-digest with the committed one (evalcore.records.pinned.PINNED_DEV64_SHA256). With --restricted it
+Scores the 64 dev items under the pinned arithmetic (evalcore.audit.machine.PINNED_ARITHMETIC)
+in a fresh process, digests the scores (evalcore.audit.pinned.scores_digest) and compares the
+digest with the committed one (evalcore.audit.pinned.PINNED_DEV64_SHA256). With --restricted it
 also runs variants that hold oneDNN and MKL to AVX2 on this machine, to emulate a CPU without
 AVX-512. The row for this CPU and variant is replaced; rows of other machines are kept. Written
 atomically; no review text, only ids, the CPU's description and digests. About two minutes a
@@ -18,8 +18,8 @@ import datetime
 import json
 from pathlib import Path
 
+from evalcore.audit.pinned import PINNED_DEV64_SHA256, first_difference, pinned_dev_scores
 from evalcore.records.atomic import write_json_atomic
-from evalcore.records.pinned import PINNED_DEV64_SHA256, first_difference, pinned_dev_scores
 
 OUT = Path(__file__).resolve().parent / "results" / "pinned.json"
 

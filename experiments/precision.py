@@ -5,7 +5,7 @@ scorer (:func:`evalcore.scoring.loglik.score_item`), once per dtype, in one proc
 GGUF weights are loaded once (dequantized to float32) and cast. Log-softmax and the
 sum over candidate tokens run in the model's dtype, as in the harness. Then a seeded
 sample of CHECK_ITEMS items is scored again in a second process under the second
-arithmetic (``evalcore.records.machine.SECOND_ARITHMETIC``), so the record carries how far
+arithmetic (``evalcore.audit.machine.SECOND_ARITHMETIC``), so the record carries how far
 each dtype's scores move between arithmetics; the chapter's build check uses that.
 
 Writes experiments/results/precision.json (ids, labels, scores, fingerprints; no
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalcore.records.recheck import DTYPES
+from evalcore.audit.recheck import DTYPES
 from evalcore.sst2.selection import unsealed_ids
 
 OUT = Path(__file__).resolve().parent / "results" / "precision.json"
@@ -53,11 +53,11 @@ def worker(out: Path, ids: list[int]) -> None:
 
     import torch
 
+    from evalcore.audit.machine import arithmetic
     from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.protocol.fingerprint import protocol_fingerprint
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import arithmetic
     from evalcore.scoring.loglik import score_item
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import check_ids as check_unsealed
@@ -81,7 +81,7 @@ def worker(out: Path, ids: list[int]) -> None:
 
 
 def _environment(settings: dict[str, str]) -> dict[str, str]:
-    from evalcore.records.machine import ARITHMETIC_ENV
+    from evalcore.audit.machine import ARITHMETIC_ENV
 
     return {k: v for k, v in os.environ.items() if k not in ARITHMETIC_ENV} | settings
 
@@ -96,7 +96,7 @@ def _run_worker(path: Path, ids: list[int], settings: dict[str, str]) -> dict:
 
 def summarise(native: dict, second: dict) -> dict:
     """The record: scores per dtype, and each dtype's drift between the two arithmetics."""
-    from evalcore.records.numerics import compare_scores
+    from evalcore.audit.numerics import compare_scores
     from evalcore.sst2.rows import load_split
 
     validation = load_split("validation")
@@ -132,8 +132,8 @@ def main() -> int:
     if args.worker:
         worker(args.worker, json.loads(args.ids.read_text()))
         return 0
+    from evalcore.audit.machine import SECOND_ARITHMETIC
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.machine import SECOND_ARITHMETIC
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

@@ -5,10 +5,14 @@
 #   notebooks: the fast tests (no model), then nbval on the stored notebooks under the
 #              second arithmetic.
 #
+# Both pytest runs of the package's tests are measured by coverage.py (pyproject.toml's
+# [tool.coverage]); when both streams pass, their data are combined and the report fails
+# under the floor written there.
+#
 # Each stream gets one thread (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1), so the two ask for
 # two threads on two cores; with torch's default of one thread per core they would ask for
 # four. One thread is a different arithmetic from the one that made the stored records
-# (evalcore.records.machine.arithmetic records the thread count), so every re-check in these
+# (evalcore.audit.machine.arithmetic records the thread count), so every re-check in these
 # streams is judged by the tolerance, as on another machine; the book build that follows
 # executes the pages natively.
 #
@@ -23,14 +27,17 @@ BIN=${1:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
 SECOND=${2:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
 LOGS=.test-logs
 mkdir -p "$LOGS"
+rm -f "$LOGS"/coverage "$LOGS"/coverage.*  # this run's data only
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# The Node.js cross-check of the canonical JSON runs here, never skipped (tests/test_jcs_check.py).
+export EVALBOOK_REQUIRE_NODE=1
 
 stream_model() {
-  "$BIN/python" -m pytest -m "model and not site" tests
+  "$BIN/python" -m coverage run -m pytest -m "model and not site" tests
 }
 
 stream_notebooks() {
-  "$BIN/python" -m pytest -m "not model and not site" tests || return 1
+  "$BIN/python" -m coverage run -m pytest -m "not model and not site" tests || return 1
   # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
   env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
     --nbval-cell-timeout=600 notebooks
@@ -64,4 +71,7 @@ while ((${#pids[@]} > 0)); do
   fi
   sleep 1
 done
+if ((failed == 0)); then
+  "$BIN/python" -m coverage combine --quiet && "$BIN/python" -m coverage report || failed=1
+fi
 exit $failed

@@ -19,13 +19,13 @@ from evalbook_pages.agenda_exercises import (
 from evalbook_pages.exercises import NotAnswered, WrongAnswer
 from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
 from evalbook_pages.views import log_odds
-from evalcore.part3.auc import compare_auc
 from evalcore.part3.confirm import verdict
 from evalcore.part3.grid import KS, SETS
-from evalcore.part3.multiplicity import holm
-from evalcore.part3.stats import clopper_pearson, mcnemar_exact, wilson
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
+from evalcore.stats.auc import compare_auc
+from evalcore.stats.multiplicity import holm
+from evalcore.stats.paired import clopper_pearson, mcnemar_exact, wilson
 
 RESULTS = ROOT.joinpath(*RESULTS_FOLDER)
 SCENARIOS = [

@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.auc import auc, auc_ci, compare_auc
+from evalcore.stats.auc import auc, auc_ci, compare_auc
 
 
 def _cases(seed: int, n: int, ties: bool) -> tuple[list[float], list[int]]:
@@ -120,7 +120,7 @@ def test_bad_inputs_are_refused(scores, labels, message):
 
 
 def test_a_contrast_of_two_is_delongs_paired_test():
-    from evalcore.part3.auc import auc_contrast
+    from evalcore.stats.auc import auc_contrast
 
     rng = random.Random(11)
     labels = [i % 2 for i in range(40)]
@@ -135,7 +135,7 @@ def test_a_contrast_of_two_is_delongs_paired_test():
 
 def test_the_mean_of_two_against_a_third_has_the_variance_the_pairwise_tests_imply():
     # Var(mean(A1, A2) - B) = (v1 + v2) / 2 - v12 / 4, with v1 = Var(A1 - B), v2 = Var(A2 - B), v12 = Var(A1 - A2).
-    from evalcore.part3.auc import auc_contrast
+    from evalcore.stats.auc import auc_contrast
 
     rng = random.Random(5)
     labels = [int(rng.random() < 0.4) for _ in range(60)]
@@ -158,7 +158,7 @@ def test_the_mean_of_two_against_a_third_has_the_variance_the_pairwise_tests_imp
     ],
 )
 def test_a_bad_contrast_is_refused(scores, weights, message):
-    from evalcore.part3.auc import auc_contrast
+    from evalcore.stats.auc import auc_contrast
 
     with pytest.raises(InvalidInputError, match=message):
         auc_contrast(scores, weights, [0, 1])

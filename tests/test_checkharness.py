@@ -216,8 +216,8 @@ def test_a_hub_task_with_validation_and_test_splits_is_rebuilt_from_the_logged_d
 @pytest.mark.model
 def test_real_runs_of_both_tasks_rescore_within_the_tolerance(tmp_path, monkeypatch, train, validation,
                                                               model_and_tokenizer):  # fmt: skip
+    from evalcore.audit.numerics import ABS_TOL
     from evalcore.harness.oracle import harness_lm
-    from evalcore.records.numerics import ABS_TOL
 
     model, tokenizer = model_and_tokenizer
     lm = harness_lm(model, tokenizer)

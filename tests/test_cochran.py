@@ -10,7 +10,7 @@ from scipy import stats as sp
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.cochran import chi2_sf, cochran_q
+from evalcore.stats.cochran import chi2_sf, cochran_q
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 23])
@@ -72,7 +72,7 @@ def _exact_permutation_p(outcomes):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_permutation_p_approaches_the_exact_enumeration(seed):
-    from evalcore.part3.cochran import permutation_p
+    from evalcore.stats.cochran import permutation_p
 
     rng = random.Random(seed)
     outcomes = [[int(rng.random() < r) for _ in range(7)] for r in (0.2, 0.5, 0.8)]
@@ -81,7 +81,7 @@ def test_permutation_p_approaches_the_exact_enumeration(seed):
 
 
 def test_permutation_p_is_seeded_and_refuses_bad_resamples():
-    from evalcore.part3.cochran import permutation_p
+    from evalcore.stats.cochran import permutation_p
 
     outcomes = [[1, 0, 1, 1, 0], [0, 0, 1, 0, 0], [1, 1, 1, 0, 1]]
     assert permutation_p(outcomes, 500, seed=3) == permutation_p(outcomes, 500, seed=3)

@@ -9,8 +9,8 @@ import pytest
 from test_runs import harness_output
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.auc import compare_auc
-from evalcore.part3.stats import compare_paired
+from evalcore.stats.auc import compare_auc
+from evalcore.stats.paired import compare_paired
 from evalcore.workflow.cli import main
 from evalcore.workflow.compare import compare_runs, format_comparison
 from evalcore.workflow.runs import RunItems, read_run

@@ -1,4 +1,4 @@
-"""Which items a record owes and which scorer owes each, derived from the selection (evalcore.records.coverage)."""
+"""Which items a record owes and which scorer owes each, derived from the selection (evalcore.audit.coverage)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import copy
 import json
 from pathlib import Path
 
-from evalcore.records.coverage import SMOKE_INDEPENDENT, SMOKE_OFFICIAL, coverage_problems, expected_coverage
+from evalcore.audit.coverage import SMOKE_INDEPENDENT, SMOKE_OFFICIAL, coverage_problems, expected_coverage
 from evalcore.sst2.selection import confirm_ids, dev_ids
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,9 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "ensure_browser.sh"
 
 
-def _run(tmp_path: Path, uid: str, browser: bool, font: bool = True) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, uid: str, browser: bool, font: bool = True, node: bool = True
+) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "id").write_text(f"#!/bin/sh\necho {uid}\n")
@@ -18,6 +20,9 @@ def _run(tmp_path: Path, uid: str, browser: bool, font: bool = True) -> subproce
     if browser:
         (bin_dir / "chromium-browser").write_text("#!/bin/sh\n")
         (bin_dir / "chromium-browser").chmod(0o755)
+    if node:
+        (bin_dir / "node").write_text("#!/bin/sh\n")
+        (bin_dir / "node").chmod(0o755)
     # fontconfig's answer for :lang=zh: a family name when a CJK font is installed, nothing otherwise
     (bin_dir / "fc-list").write_text("#!/bin/sh\n" + ("echo 'WenQuanYi Zen Hei'\n" if font else ""))
     (bin_dir / "fc-list").chmod(0o755)
@@ -28,7 +33,10 @@ def _run(tmp_path: Path, uid: str, browser: bool, font: bool = True) -> subproce
 def test_without_browser_or_root_it_stops_at_once_with_the_command(tmp_path):
     done = _run(tmp_path, "1000", browser=False)
     assert done.returncode == 1
-    assert "sudo apt-get update && sudo apt-get install -y chromium fonts-dejavu-core fonts-wqy-zenhei" in done.stderr
+    assert (
+        "sudo apt-get update && sudo apt-get install -y chromium fonts-dejavu-core fonts-wqy-zenhei nodejs"
+        in done.stderr
+    )
 
 
 def test_an_installed_browser_under_either_name_is_enough(tmp_path):
@@ -41,3 +49,10 @@ def test_a_browser_without_a_cjk_font_is_not_enough(tmp_path):
     done = _run(tmp_path, "1000", browser=True, font=False)
     assert done.returncode == 1
     assert "a font with Chinese glyphs" in done.stderr and "fonts-wqy-zenhei" in done.stderr
+
+
+def test_a_browser_and_a_font_without_node_is_not_enough(tmp_path):
+    # make test requires the Node.js cross-check of the canonical JSON; it is no longer skipped.
+    done = _run(tmp_path, "1000", browser=True, node=False)
+    assert done.returncode == 1
+    assert "Node.js" in done.stderr and "nodejs" in done.stderr

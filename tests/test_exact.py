@@ -1,4 +1,4 @@
-"""Exact permutation p-values, the printed form of a p-value, and what a test could detect (evalcore.part3.exact)."""
+"""Exact permutation p-values, the printed form of a p-value, and what a test could detect (evalcore.stats.exact)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.cochran import cochran_q, permutation_p
-from evalcore.part3.exact import (
+from evalcore.stats.cochran import cochran_q, permutation_p
+from evalcore.stats.exact import (
     PermutationP,
     cochran_exact_p,
     cochran_permutation,
@@ -20,7 +20,7 @@ from evalcore.part3.exact import (
     mcnemar_min_p,
     newcombe_paired_ci,
 )
-from evalcore.part3.stats import mcnemar_exact, paired_bootstrap_ci
+from evalcore.stats.paired import mcnemar_exact, paired_bootstrap_ci
 
 TOL = 1e-12
 """Both sides of an exact comparison are ratios of the same integers, computed in different orders."""
@@ -133,7 +133,7 @@ def test_what_mcnemar_can_reach():
 def test_the_paired_mean_interval_is_the_normal_interval_of_the_differences():
     from scipy import stats
 
-    from evalcore.part3.exact import paired_mean_ci
+    from evalcore.stats.exact import paired_mean_ci
 
     rng = random.Random(2)
     x = [rng.gauss(0, 1) for _ in range(64)]

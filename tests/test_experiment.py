@@ -99,7 +99,7 @@ def test_outcomes_pair_items_in_the_given_order_and_count_unparsed_as_wrong():
 
 @pytest.mark.model
 def test_real_conditions_on_dev_items(model_and_tokenizer, train, validation):
-    from evalcore.records.numerics import compare_scores
+    from evalcore.audit.numerics import compare_scores
 
     model, tokenizer = model_and_tokenizer
     base = _golden_protocol()
@@ -132,7 +132,7 @@ def test_audit_of_a_stored_condition_catches_edited_demos_scores_and_fingerprint
                                                                                   validation):  # fmt: skip
     import copy
 
-    from evalcore.records.machine import arithmetic
+    from evalcore.audit.machine import arithmetic
 
     model, tokenizer = model_and_tokenizer
     base = _golden_protocol()

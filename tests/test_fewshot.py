@@ -82,8 +82,8 @@ def test_bad_input_is_refused(train, validation, call, error, message):
 @pytest.mark.model
 def test_fewshot_scores_equal_the_harness_loglikelihood(train, validation, model_and_tokenizer):
     # The independent scorer with the harness's 4-shot prompts against HFLM.loglikelihood on the same requests.
+    from evalcore.audit.numerics import compare_scores
     from evalcore.harness.oracle import harness_lm, harness_loglikelihood
-    from evalcore.records.numerics import compare_scores
     from evalcore.scoring.loglik import score_item
     from evalcore.sst2.task import requests_for
 

@@ -17,8 +17,8 @@ import pytest
 
 from evalbook_pages.forgeries import FORGERIES, PART3_FORGERIES, SEALED_ITEM, Forgery, forge, make_consistent
 from evalbook_pages.part3 import RESULTS_FOLDER, load_record
+from evalcore.audit.levels import audit_record
 from evalcore.errors import InvalidTypeError, RecordError
-from evalcore.records.audit import audit_record
 from evalcore.records.store import read_record
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,12 +23,12 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from evalcore.audit.levels import audit_record
+from evalcore.audit.report import AuditReport
 from evalcore.errors import EvalcoreError, RecordError
 from evalcore.protocol.fingerprint import MAX_DEPTH, canonical_json, protocol_fingerprint
 from evalcore.protocol.ledger import STATUSES, merge_attempts, summarize_ledger
 from evalcore.protocol.overlap import content_overlap, split_overlap
-from evalcore.records.audit import audit_record
-from evalcore.records.report import AuditReport
 from evalcore.records.schema import record_digest
 from evalcore.records.store import RECORD_NAME, read_record
 

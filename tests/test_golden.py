@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.records.audit import audit_record
-from evalcore.records.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC, child_env
-from evalcore.records.numerics import ABS_TOL, format_tolerance
+from evalcore.audit.levels import audit_record
+from evalcore.audit.machine import ARITHMETIC_ENV, PINNED_ARITHMETIC, child_env
+from evalcore.audit.numerics import ABS_TOL, format_tolerance
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
 from evalcore.workflow.cli import main
@@ -85,9 +85,9 @@ def _forge_labels(record: dict, flip: list[int]) -> dict:
     """A copy of ``record`` whose gold labels are flipped for ``flip``, with everything a forger can recompute
     recomputed: the logged targets and their hashes, acc, the aggregates and acc_stderr, the ledger and the
     self-digest."""
+    from evalcore.audit.recount import harness_stderr
     from evalcore.protocol.digest import sha256_text
     from evalcore.protocol.ledger import ledger_record, summarize_ledger
-    from evalcore.records.recount import harness_stderr
     from evalcore.records.schema import record_digest
 
     forged = copy.deepcopy(record)
@@ -204,7 +204,7 @@ def test_the_audit_level_is_explicit_and_its_inputs_are_checked_before_anything_
 
 
 def test_the_report_keys_its_levels_by_number():
-    from evalcore.records.report import LEVELS
+    from evalcore.audit.report import LEVELS
 
     report = audit_record(read_record(GOLDEN))
     assert list(report.levels) == [1] and report.levels[1] == [] and LEVELS[1] == "stored scores"

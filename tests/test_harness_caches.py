@@ -14,8 +14,8 @@ from evalbook_pages.caches import (
     request_cache_dir,
     whose_prompt,
 )
+from evalcore.audit.numerics import compare_scores
 from evalcore.harness.oracle import harness_lm
-from evalcore.records.numerics import compare_scores
 from evalcore.scoring.loglik import score_item
 from evalcore.sst2.selection import dev_ids
 

@@ -1,7 +1,7 @@
-"""One item of a run record against itself, its partner scorer, the protocol and a re-run (evalcore.records._items).
+"""One item of a run record against itself, its partner scorer, the protocol and a re-run (evalcore.audit._items).
 
 The module is private; its checks are reached here as every caller reaches them, through
-:func:`evalcore.records.audit.audit_record`, on copies of the committed golden record.
+:func:`evalcore.audit.levels.audit_record`, on copies of the committed golden record.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import copy
 import json
 from pathlib import Path
 
-from evalcore.records.audit import audit_record
+from evalcore.audit.levels import audit_record
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = json.loads((ROOT / "records" / "golden-dev64" / "run.json").read_text())

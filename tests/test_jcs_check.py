@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import struct
 import sys
@@ -10,7 +11,34 @@ import pytest
 from evalbook_pages.jcs_check import node_canonical_json, node_fingerprint
 from evalcore.errors import EvalcoreError, InvalidTypeError, NotJSONError, UnavailableError
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is absent: nothing to run the check with")
+REQUIRE_NODE = "EVALBOOK_REQUIRE_NODE"
+"""Set by ``make test``: there, a missing Node.js fails the cross-check instead of skipping it."""
+
+
+def _node_or_skip() -> None:
+    if shutil.which("node") is not None:
+        return
+    if os.environ.get(REQUIRE_NODE) == "1":
+        pytest.fail("Node.js is absent, and make test requires the cross-check (scripts/ensure_browser.sh installs it)")
+    pytest.skip("Node.js is absent: nothing to run the check with (make test requires it)")
+
+
+needs_node = pytest.mark.usefixtures("node_present")
+
+
+@pytest.fixture
+def node_present() -> None:
+    _node_or_skip()
+
+
+def test_without_node_make_test_fails_where_a_plain_run_skips(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv(REQUIRE_NODE, raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        _node_or_skip()
+    monkeypatch.setenv(REQUIRE_NODE, "1")
+    with pytest.raises(pytest.fail.Exception, match="make test requires the cross-check"):
+        _node_or_skip()
 
 
 @needs_node

@@ -22,11 +22,13 @@ PACKAGE = ROOT / "evalcore"
 LAYERS = (
     ("errors", "extras", "progress", "capture", "hub", "processes"),
     ("protocol",),
+    ("stats",),
     ("tasks", "sst2"),
     ("models",),
     ("scoring",),
     ("harness",),
     ("records",),
+    ("audit",),
     ("part3",),
     ("workflow", "__main__"),
 )
@@ -238,7 +240,7 @@ COVERED_ELSEWHERE = {
     "evalcore/models/cache.py": "test_loader.py",
     "evalcore/records/atomic.py": "test_store.py",
     "evalcore/records/claims.py": "test_store.py",
-    "evalcore/records/recount.py": "test_golden.py",  # level 1's recounts, on the committed record
+    "evalcore/audit/recount.py": "test_golden.py",  # level 1's recounts, on the committed record
     "evalcore/scoring/generation.py": "test_conditions.py",
     "pages/evalbook_pages/badinputs.py": "test_refusals.py",
     "pages/evalbook_pages/damage.py": "test_refusals.py",

@@ -1,4 +1,4 @@
-"""The arithmetic description of evalcore.records.machine: fields checked against /proc/cpuinfo, platform and torch."""
+"""The arithmetic description of evalcore.audit.machine: fields checked against /proc/cpuinfo, platform and torch."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import ArithmeticSettingError, InvalidInputError
-from evalcore.records import machine
-from evalcore.records.machine import (
+from evalcore.audit import machine
+from evalcore.audit.machine import (
     ARITHMETIC_ENV,
     FLAGS,
     SECOND_ARITHMETIC,
@@ -21,6 +20,7 @@ from evalcore.records.machine import (
     arithmetic_differences,
     pin_arithmetic,
 )
+from evalcore.errors import ArithmeticSettingError, InvalidInputError
 
 FIELDS = {
     "cpu_model", "cpu_id", "cpu_flags", "machine", "torch", "cpu_capability", "blas", "onednn", "threads",
@@ -166,7 +166,7 @@ def test_pin_after_torch_refuses_a_change_and_names_only_what_changes(monkeypatc
 BEFORE_TORCH = r"""
 import json, os, sys
 from evalcore.errors import InvalidInputError
-from evalcore.records.machine import pin_arithmetic
+from evalcore.audit.machine import pin_arithmetic
 
 out = {"torch_before": "torch" in sys.modules, "returned": pin_arithmetic()}
 out["env"] = {k: os.environ.get(k) for k in ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "OMP_NUM_THREADS")}
@@ -217,7 +217,7 @@ def test_pin_before_torch_refuses_a_non_string_value_before_applying_anything(be
 
 
 def test_the_pinned_mode_is_the_second_arithmetic_at_two_threads_and_nothing_else():
-    from evalcore.records.machine import PINNED_ARITHMETIC, PINNED_THREADS, arithmetic_mode
+    from evalcore.audit.machine import PINNED_ARITHMETIC, PINNED_THREADS, arithmetic_mode
 
     assert PINNED_ARITHMETIC == {**SECOND_ARITHMETIC, "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
     pinned = {"env": dict(PINNED_ARITHMETIC), "cpu_capability": "DEFAULT", "threads": PINNED_THREADS}
@@ -231,7 +231,7 @@ def test_pinning_threads_after_torch_is_refused_when_torch_runs_another_count(mo
     # Regression guard: the pinned mode named its kernels but not its threads, which decide how a sum is split.
     import torch
 
-    from evalcore.records.machine import PINNED_ARITHMETIC
+    from evalcore.audit.machine import PINNED_ARITHMETIC
 
     for name, value in PINNED_ARITHMETIC.items():
         monkeypatch.setenv(name, value)  # the variables look right, the running torch does not

@@ -8,7 +8,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.multiplicity import holm
+from evalcore.stats.multiplicity import holm
 
 
 @pytest.mark.parametrize("seed", range(10))

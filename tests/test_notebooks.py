@@ -59,7 +59,7 @@ def test_structure_label_overview_summary_exercises(md):
     assert 2 <= len(exercises) <= 3 and len(solutions) == len(exercises)
 
 
-# A score's last digits depend on the CPU (evalcore.records.numerics): log-likelihoods shown to three or
+# A score's last digits depend on the CPU (evalcore.audit.numerics): log-likelihoods shown to three or
 # more places, any number to five or more, or a small difference in scientific notation, must not
 # sit in an output that nbval compares.
 SCORE_LIKE = re.compile(r"(?<![\w.])(-\d+\.\d{3,}|\d+\.\d{5,}|\d(\.\d+)?e-\d+)")

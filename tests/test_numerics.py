@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.errors import ArithmeticSettingError, InvalidInputError
-from evalcore.records.machine import (
+from evalcore.audit.machine import (
     ARITHMETIC_ENV,
     SECOND_ARITHMETIC,
     arithmetic,
@@ -18,7 +17,8 @@ from evalcore.records.machine import (
     child_env,
     pin_arithmetic,
 )
-from evalcore.records.numerics import ABS_TOL, MEASURED_MAX_DRIFT, compare_scores
+from evalcore.audit.numerics import ABS_TOL, MEASURED_MAX_DRIFT, compare_scores
+from evalcore.errors import ArithmeticSettingError, InvalidInputError
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIFT = ROOT / "experiments" / "results" / "drift.json"
@@ -124,7 +124,7 @@ def test_pinning_after_torch_is_imported_is_refused_not_ignored():
 @pytest.mark.slow
 def test_pinning_before_torch_takes_effect_in_a_new_process():
     script = (
-        "from evalcore.records.machine import pin_arithmetic\n"
+        "from evalcore.audit.machine import pin_arithmetic\n"
         "pin_arithmetic({'ATEN_CPU_CAPABILITY': 'default'})\n"
         "import torch; print(torch.backends.cpu.get_cpu_capability())\n"
     )
@@ -144,7 +144,7 @@ def test_tolerance_comes_from_the_stored_measurement_with_margin():
 def test_tolerance_is_far_below_the_dev_margins():
     # A tolerance wider than an item's margin could hide a flip; the dev predictions that the
     # notebooks compare exactly must be out of reach of any arithmetic.
-    from evalcore.records.audit import stored_scores
+    from evalcore.audit.levels import stored_scores
     from evalcore.records.store import read_record
 
     scores = stored_scores(read_record(ROOT / "records" / "golden-dev64"))
@@ -170,7 +170,7 @@ def test_the_measurement_covers_what_it_claims():
 _SCORE_SCRIPT = """
 import json, sys
 from evalcore.models.loader import load_model
-from evalcore.records.machine import arithmetic
+from evalcore.audit.machine import arithmetic
 from evalcore.sst2.rows import load_split
 from evalcore.scoring.loglik import score_item
 from evalcore.sst2.selection import dev_ids
@@ -229,7 +229,7 @@ def test_child_env_swaps_the_arithmetic_but_keeps_the_thread_counts():
 def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
     import torch
 
-    from evalcore.records.numerics import bfloat16_step
+    from evalcore.audit.numerics import bfloat16_step
 
     x = torch.tensor(value, dtype=torch.bfloat16)
     bits = x.view(torch.int16)
@@ -238,7 +238,7 @@ def test_bfloat16_step_is_the_gap_to_the_next_bfloat16_number(value):
 
 
 def test_bfloat16_step_refuses_zero_and_non_finite():
-    from evalcore.records.numerics import bfloat16_step
+    from evalcore.audit.numerics import bfloat16_step
 
     for bad in (0.0, float("inf"), float("nan")):
         with pytest.raises(InvalidInputError):

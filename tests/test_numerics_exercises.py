@@ -15,7 +15,7 @@ from evalbook_pages.numerics_exercises import (
     check_flip_risk,
     check_tie_predictions,
 )
-from evalcore.records.numerics import ABS_TOL
+from evalcore.audit.numerics import ABS_TOL
 from evalcore.records.store import read_record
 
 

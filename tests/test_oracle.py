@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.audit.numerics import ABS_TOL
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.harness.oracle import harness_instances, harness_lm, harness_loglikelihood
-from evalcore.records.numerics import ABS_TOL
 from evalcore.scoring.loglik import score_item
 from evalcore.sst2.selection import dev_ids
 from evalcore.sst2.task import requests_for

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from evalbook_pages.performance import cpu_label, distinct_input_lengths, forward_flops, padding_share
-from evalcore.records.machine import arithmetic
+from evalcore.audit.machine import arithmetic
 from evalcore.scoring import encode_pair
 from evalcore.sst2.selection import TRAIN_SIZE, benchmark_train_ids
 from evalcore.sst2.task import requests_for

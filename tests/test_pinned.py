@@ -1,4 +1,4 @@
-"""The pinned arithmetic's committed digest, recomputed on the machine that runs the tests (evalcore.records.pinned)."""
+"""The pinned arithmetic's committed digest, recomputed on the machine that runs the tests (evalcore.audit.pinned)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from evalcore.audit.pinned import PINNED_DEV64_SHA256, first_difference, pinned_dev_scores, scores_digest
 from evalcore.errors import NotJSONError
-from evalcore.records.pinned import PINNED_DEV64_SHA256, first_difference, pinned_dev_scores, scores_digest
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
 

@@ -1,6 +1,6 @@
-"""What a run record claims it ran, against what this book's runs are (evalcore.records._provenance).
+"""What a run record claims it ran, against what this book's runs are (evalcore.audit._provenance).
 
-The module is private; its checks are reached through :func:`evalcore.records.audit.audit_record`.
+The module is private; its checks are reached through :func:`evalcore.audit.levels.audit_record`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import copy
 import json
 from pathlib import Path
 
+from evalcore.audit.levels import audit_record
 from evalcore.protocol.fingerprint import protocol_fingerprint
-from evalcore.records.audit import audit_record
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = json.loads((ROOT / "records" / "golden-dev64" / "run.json").read_text())

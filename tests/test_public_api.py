@@ -114,6 +114,6 @@ def test_every_evalcore_name_a_page_or_docstring_cites_exists(path):
 
 
 def test_a_name_that_is_gone_is_caught():
-    assert _resolves("evalcore.scoring.score_item") and _resolves("evalcore.records.audit.audit_record")
-    assert _resolves("evalcore.part3.auc.auc_ci")  # a submodule, not hidden by a function of its name
-    assert not _resolves("evalcore.scoring.score_run") and not _resolves("evalcore.audit.audit_record")
+    assert _resolves("evalcore.scoring.score_item") and _resolves("evalcore.audit.levels.audit_record")
+    assert _resolves("evalcore.stats.auc.auc_ci")  # a submodule, not hidden by a function of its name
+    assert not _resolves("evalcore.scoring.score_run") and not _resolves("evalcore.records.audit_record")  # moved

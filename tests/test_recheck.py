@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from evalcore.audit.machine import arithmetic
+from evalcore.audit.numerics import ABS_TOL
+from evalcore.audit.recheck import DTYPES, LOW_PRECISION_FACTOR, draw_sample, recheck, tolerance_for
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.records.machine import arithmetic
-from evalcore.records.numerics import ABS_TOL
-from evalcore.records.recheck import DTYPES, LOW_PRECISION_FACTOR, draw_sample, recheck, tolerance_for
 
 ARITH = {"cpu_model": "A", "cpu_capability": "AVX512", "threads": 2}
 OTHER = ARITH | {"cpu_capability": "DEFAULT"}

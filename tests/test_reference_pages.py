@@ -23,7 +23,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "book" / "reference"
-LAYERS = ("protocol", "tasks", "sst2", "models", "scoring", "harness", "records", "part3", "workflow")
+LAYERS = ("protocol", "stats", "tasks", "sst2", "models", "scoring", "harness", "records", "audit", "part3", "workflow")
 BASE = ("errors", "extras", "progress", "capture", "hub", "processes")
 PAGES = {f"evalcore.{layer}": layer for layer in LAYERS} | {f"evalcore.{name}": "base" for name in BASE}
 """Each public package or base module, and the reference page (``book/reference/<page>.md``) of its names."""
@@ -138,16 +138,16 @@ def test_every_re_exported_path_leads_to_the_entry_of_its_name():
     [
         ("evalcore.protocol_fingerprint", "evalcore.protocol.fingerprint.protocol_fingerprint"),
         ("evalcore.protocol.protocol_fingerprint", "evalcore.protocol.fingerprint.protocol_fingerprint"),
-        ("evalcore.audit_record", "evalcore.records.audit.audit_record"),
-        ("evalcore.records.audit_record", "evalcore.records.audit.audit_record"),
-        ("evalcore.records.audit.audit_record", "evalcore.records.audit.audit_record"),
-        ("evalcore.ABS_TOL", "evalcore.records.numerics.ABS_TOL"),
+        ("evalcore.audit_record", "evalcore.audit.levels.audit_record"),
+        ("evalcore.audit.audit_record", "evalcore.audit.levels.audit_record"),
+        ("evalcore.audit.levels.audit_record", "evalcore.audit.levels.audit_record"),
+        ("evalcore.ABS_TOL", "evalcore.audit.numerics.ABS_TOL"),
         ("evalcore.records.RECORD_NAME", "evalcore.records.store.RECORD_NAME"),
         ("evalcore.part3.RECORD_NAME", "evalcore.part3.confirm.RECORD_NAME"),
         ("evalcore.scoring._batched.PAD_ID", "evalcore.scoring.PAD_ID"),
         ("evalcore.scoring._shared_context.RequestScore.loglik", "evalcore.scoring.RequestScore.loglik"),
         ("evalcore.EvalProtocol.fingerprint", "evalcore.protocol.spec.EvalProtocol.fingerprint"),
-        ("evalcore.records.recheck", "evalcore.records.recheck"),
+        ("evalcore.audit.recheck", "evalcore.audit.recheck"),
         ("evalcore.__version__", "evalcore.__version__"),
     ],
 )

@@ -15,8 +15,8 @@ import pytest
 from evalbook_pages.badinputs import CATALOGUE
 from evalbook_pages.part3 import RESULTS_FOLDER
 from evalbook_pages.refusals import Bench, attempt
+from evalcore.audit.levels import audit_record
 from evalcore.errors import RecordError
-from evalcore.records.audit import audit_record
 from evalcore.records.store import RECORD_NAME, begin_record, read_record
 from evalcore.workflow.run import execute_run
 

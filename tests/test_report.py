@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalcore.records.report import LEVELS, NEEDS, AuditReport
+from evalcore.audit.report import LEVELS, NEEDS, AuditReport
 
 
 def test_levels_and_their_inputs_grow_one_level_at_a_time():
@@ -27,7 +27,7 @@ def test_a_clean_report_says_ok_with_its_level_and_counts():
 def test_the_report_says_what_its_levels_re_derived_and_what_it_still_trusts():
     # Regression guard: a level-1 "audit ok" read as a certificate, though level 1 re-derives nothing from the
     # data or the model and a forger recomputes the self-digest.
-    from evalcore.records.report import REDERIVED, TRUSTED
+    from evalcore.audit.report import REDERIVED, TRUSTED
 
     report = AuditReport(levels={1: [], 2: []})
     assert report.rederived() == [*REDERIVED[1], *REDERIVED[2]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore.audit.numerics import compare_scores
 from evalcore.errors import InvalidInputError
 from evalcore.part3.conditions import Condition, context_for
-from evalcore.records.numerics import compare_scores
 from evalcore.scoring import score_on_shared_demos, shared_token_prefix
 from evalcore.sst2.selection import dev_ids
 from evalcore.sst2.task import doc_to_text

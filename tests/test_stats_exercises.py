@@ -10,8 +10,8 @@ from page_exercises import run_page_solution
 from evalbook_pages.exercises import NotAnswered, WrongAnswer
 from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
 from evalbook_pages.stats_exercises import check_cochran_by_hand
-from evalcore.part3.cochran import cochran_q, permutation_p
-from evalcore.part3.exact import cochran_exact_p
+from evalcore.stats.cochran import cochran_q, permutation_p
+from evalcore.stats.exact import cochran_exact_p
 
 NAMES = [f"set {s}, k=4" for s in range(5)]
 
@@ -62,7 +62,7 @@ def test_sample_size_page_solution():
 
 def test_sample_size_wrong_answers():
     from evalbook_pages.stats_exercises import check_sample_size
-    from evalcore.part3.stats import clopper_pearson
+    from evalcore.stats.paired import clopper_pearson
 
     def width(m, confidence=0.95):
         low, high = clopper_pearson(m // 2, m, confidence)

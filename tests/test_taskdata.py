@@ -101,9 +101,9 @@ def test_the_books_task_is_sst2_with_its_committed_hashes_and_seal(validation):
 def test_the_independent_scorer_scores_the_second_task_as_lm_eval_does(mcq, monkeypatch, model_and_tokenizer):
     # The real model on the real fixture: lm-eval's own evaluate() logs each document's four scores; evalcore's
     # scorer, given the task as a value, re-derives every one from raw logits.
+    from evalcore.audit.numerics import ABS_TOL
     from evalcore.harness.oracle import harness_lm
     from evalcore.harness.rebuild import declared_config, evaluate_config
-    from evalcore.records.numerics import ABS_TOL
     from evalcore.scoring.loglik import score_items
 
     model, tokenizer = model_and_tokenizer

@@ -40,14 +40,18 @@ def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "===== model stream" in out and "===== notebooks stream" in out
-    assert "args: -m pytest -m model and not site tests" in out
-    assert "args: -m pytest -m not model and not site tests" in out
+    assert "args: -m coverage run -m pytest -m model and not site tests" in out
+    assert "args: -m coverage run -m pytest -m not model and not site tests" in out
+    # both streams passed: their coverage data are combined, then reported against the floor
+    assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
+    assert out.index("===== model stream") < out.index("args: -m coverage combine --quiet")
+    assert out.index("===== notebooks stream") < out.index("args: -m coverage combine --quiet")
     nbval = next(line for line in out.splitlines() if "--nbval" in line)
     assert "notebooks" in nbval
     lines = out.splitlines()
     after_nbval = lines[lines.index(nbval) + 1]
     assert after_nbval == "threads: 1/1 capability: default"
-    assert out.count("threads: 1/1") == 3
+    assert out.count("threads: 1/1") == 5  # three test runs, then combine and report
     assert (tmp_path / ".test-logs" / "model.log").is_file()
 
 
@@ -65,3 +69,12 @@ def test_a_failure_in_either_stream_fails_the_run_and_is_printed(tmp_path, fail_
     assert f"[{other} stream: exit 0 after" in done.stdout
     if fail_on == "-m not model":  # the fast tests failed: nbval is not run
         assert "--nbval" not in done.stdout
+    assert "coverage combine" not in done.stdout  # a failed stream is not reported on
+
+
+@pytest.mark.slow
+def test_a_coverage_report_under_the_floor_fails_the_run(tmp_path):
+    done = run_streams(tmp_path, fail_on="coverage report")
+    assert done.returncode == 1
+    assert "[model stream: exit 0 after" in done.stdout and "[notebooks stream: exit 0 after" in done.stdout
+    assert "args: -m coverage report" in done.stdout

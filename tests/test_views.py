@@ -54,9 +54,9 @@ def test_balanced_accuracy_is_one_half_for_any_constant_prediction():
 
 def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
     from evalbook_pages.views import one_factor_rows
-    from evalcore.part3.auc import compare_auc
-    from evalcore.part3.multiplicity import holm
-    from evalcore.part3.stats import mcnemar_exact
+    from evalcore.stats.auc import compare_auc
+    from evalcore.stats.multiplicity import holm
+    from evalcore.stats.paired import mcnemar_exact
 
     steps = [("one demo", (a, "k=0"), (a, "set 0, k=1")), ("eight demos", (a, "k=0"), (a, "set 0, k=8"))]
     rows = one_factor_rows(steps)
@@ -76,8 +76,8 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
 
 def test_sets_agree_rows_match_cochran_q_and_holm(a):
     from evalbook_pages.views import sets_agree_rows
-    from evalcore.part3.cochran import cochran_q
-    from evalcore.part3.exact import cochran_exact_p
+    from evalcore.stats.cochran import cochran_q
+    from evalcore.stats.exact import cochran_exact_p
 
     groups = {k: [f"set {s}, k={k}" for s in range(5)] for k in (1, 8)}
     rows = {r["group"]: r for r in sets_agree_rows(a, groups)}
@@ -91,7 +91,7 @@ def test_sets_agree_rows_match_cochran_q_and_holm(a):
 def test_lean_rows_are_the_calibrated_predictions_and_their_paired_test(a):
     from evalbook_pages.part3 import calibrated_outcomes
     from evalbook_pages.views import lean_rows, says_positive
-    from evalcore.part3.stats import mcnemar_exact
+    from evalcore.stats.paired import mcnemar_exact
 
     (row,) = lean_rows(a, ["set 0, k=8"])
     correct, prior = calibrated_outcomes(a, "set 0, k=8")

@@ -36,7 +36,7 @@ CORE_SCRIPT = textwrap.dedent(
     import evalcore
     from evalcore import (MissingExtraError, protocol_fingerprint, split_overlap, summarize_ledger,
                           canonical_json)
-    from evalcore.records.audit import audit_record
+    from evalcore.audit.levels import audit_record
     from evalcore.records.store import read_record
     out = {"absent": [m for m in heavy if importlib.util.find_spec(m) is None],
            "file": evalcore.__file__, "version": evalcore.__version__}

@@ -1,4 +1,4 @@
-"""Layer 5, the official harness: lm-evaluation-harness 0.4.9.2 driven on the same rows.
+"""Layer 6, the official harness: lm-evaluation-harness 0.4.9.2 driven on the same rows.
 
 ``official`` (the pinned task, ``simple_evaluate`` and the harness's own log-likelihoods),
 ``install`` (the installed harness checked file by file against its wheel) and ``pairing``

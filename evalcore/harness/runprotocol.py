@@ -4,7 +4,7 @@ Explained in the notebook *Running the official harness* (``notebooks/official-r
 the chapter *When inputs go wrong* (``book/refusals.md``). A run never types its protocol:
 :func:`build_protocol` writes it from the registry entry of the model it loaded, the
 tokenizer's measured BOS behaviour, the digest of the rows it verified and the pinned task
-and harness. :func:`evalcore.records.audit.audit_record` calls the same functions on what
+and harness. :func:`evalcore.audit.levels.audit_record` calls the same functions on what
 *it* loads, so a protocol that claims another model, data, task setting or harness than
 the one the record's scores come from is named field by field.
 """

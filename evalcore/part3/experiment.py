@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.audit.machine import arithmetic_differences
 from evalcore.errors import EvalcoreError
 from evalcore.extras import needs_run_extra
 from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
@@ -24,7 +25,6 @@ from evalcore.part3.record import condition_digest, condition_problems
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.protocol.spec import EvalProtocol
-from evalcore.records.machine import arithmetic_differences
 from evalcore.scoring.loglik import argmax_first
 from evalcore.tasks import TaskItem, default_task
 
@@ -200,7 +200,7 @@ def audit_condition(
        (:func:`definition_problems`);
     4. the ``sample`` items, re-scored with their stored demos, and the content-free
        inputs of a calibrated condition agree with the stored scores under the
-       tolerance policy (:func:`evalcore.records.recheck.recheck`).
+       tolerance policy (:func:`evalcore.audit.recheck.recheck`).
 
     Returns:
         ``(problems, recheck)``: an empty list when 1-3 hold, and the verdict of 4: None
@@ -209,8 +209,8 @@ def audit_condition(
         arithmetic (elsewhere a greedy choice between near-equal tokens may go the other
         way, so they are not compared).
     """
-    from evalcore.records.machine import arithmetic
-    from evalcore.records.recheck import recheck
+    from evalcore.audit.machine import arithmetic
+    from evalcore.audit.recheck import recheck
     from evalcore.scoring.calibration import CONTENT_FREE
 
     same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())

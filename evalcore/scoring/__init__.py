@@ -1,4 +1,4 @@
-"""Layer 4, the independent scorer: s_ij = sum_t log p(y_jt | x_i, y_j,<t) from raw logits.
+"""Layer 5, the independent scorer: s_ij = sum_t log p(y_jt | x_i, y_j,<t) from raw logits.
 
 One public surface. ``loglik`` is the definition (one item, one forward pass); three faster
 paths compute the same numbers and stay private behind it: ``_batched`` (length-sorted

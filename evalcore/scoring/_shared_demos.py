@@ -12,7 +12,7 @@ and each candidate's score comes from the one gather of :mod:`evalcore.scoring.l
 
 The arithmetic is the same causal attention over the same tokens; only the order of
 floating-point sums differs, so scores agree with the harness within the tolerance
-policy (:data:`evalcore.records.numerics.ABS_TOL`), which a test checks against the harness's
+policy (:data:`evalcore.audit.numerics.ABS_TOL`), which a test checks against the harness's
 own ``loglikelihood``.
 """
 

@@ -1,4 +1,4 @@
-"""Layer 2, the task layer's one task: GLUE SST-2 rows verified against committed digests,
+"""Layer 3, the task layer's one task: GLUE SST-2 rows verified against committed digests,
 which items are scored, and the task as the pinned YAML declares it.
 
 ``rows`` (locate, read and verify the rows), ``selection`` (the dev and sealed confirm

@@ -13,7 +13,7 @@ from typing import Any
 
 from evalcore.errors import DataIntegrityError, InvalidInputError, InvalidTypeError
 from evalcore.sst2.rows import Row, committed_row_hashes, load_split, row_sha256, verify_rows
-from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE, check_ids, committed_selection, confirm_ids, dev_ids
+from evalcore.sst2.selection import TRAIN_SIZE, VALIDATION_SIZE, check_ids, confirm_ids, dev_ids
 from evalcore.tasks.taskdata import Task
 from evalcore.tasks.taskspec import TaskItem, TaskSpec
 
@@ -108,8 +108,12 @@ class Sst2Task(Task):
         Raises:
             DataIntegrityError: the committed ids differ from the ones the hash order gives.
         """
-        sel = committed_selection()
-        if [e["idx"] for e in sel["dev"]] != dev_ids() or [e["idx"] for e in sel["confirm"]] != confirm_ids():
+        from evalcore.sst2 import selection  # looked up at call time, as evalcore prepare reads it
+
+        sel = selection.committed_selection()
+        if [e["idx"] for e in sel["dev"]] != selection.dev_ids() or [
+            e["idx"] for e in sel["confirm"]
+        ] != selection.confirm_ids():
             raise DataIntegrityError("committed selection ids differ from the hash order")
         return len(sel["dev"]), len(sel["confirm"])
 

@@ -1,4 +1,4 @@
-"""Layer 2, the task layer: a multiple-choice task as a value, and the book's own task.
+"""Layer 3, the task layer: a multiple-choice task as a value, and the book's own task.
 
 ``taskspec`` (a task's prompts, choices, delimiters and splits, read from an lm-eval
 task config), ``taskdata`` (a task with its data: items, identity hashes, which items may

@@ -1,4 +1,4 @@
-"""Layer 8, the workflow: one audited run end to end, and the ``evalcore`` command.
+"""Layer 10, the workflow: one audited run end to end, and the ``evalcore`` command.
 
 ``run`` (both scorers into one record), ``cli`` (the command line), ``interrupt``
 (Ctrl-C and SIGTERM recorded as an interruption), ``compare`` (two runs, item by item) and

@@ -242,7 +242,7 @@ def _rescore(
     checked: list[str],
     problems: list[str],
 ) -> None:
-    from evalcore.records.recheck import draw_sample
+    from evalcore.audit.recheck import draw_sample
     from evalcore.scoring import score_requests_full
 
     _, lines = draw_sample([s.line for s in log.samples], min(n, len(log.samples)), seed)
@@ -274,7 +274,7 @@ def check_log(
     """Check one task's log (see the module's docstring); ``rescore`` > 0 needs ``model`` and ``tokenizer``.
 
     ``tolerance`` bounds ``|logged - recomputed|`` of a re-scored request: by default the float32 tolerance between two
-    arithmetics (:data:`evalcore.records.numerics.ABS_TOL`), since the run's machine is not this one.
+    arithmetics (:data:`evalcore.audit.numerics.ABS_TOL`), since the run's machine is not this one.
 
     Raises:
         InvalidInputError: ``rescore`` without a model, or a negative one.
@@ -307,7 +307,7 @@ def check_log(
     _count(log, checked, problems, notes)
     diffs, prints = _config(log, declared, notes)
     if rescore:
-        from evalcore.records.numerics import ABS_TOL
+        from evalcore.audit.numerics import ABS_TOL
 
         tolerance = ABS_TOL if tolerance is None else tolerance
         _rescore(log, rescore, model, tokenizer, seed=seed, tolerance=tolerance, checked=checked, problems=problems)

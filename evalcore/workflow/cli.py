@@ -136,10 +136,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
+    from evalcore.audit.levels import audit_record
+    from evalcore.audit.numerics import format_tolerance
+    from evalcore.audit.report import LEVELS, REDERIVED
     from evalcore.models.loader import load_model, load_tokenizer
-    from evalcore.records.audit import audit_record
-    from evalcore.records.numerics import format_tolerance
-    from evalcore.records.report import LEVELS, REDERIVED
     from evalcore.records.store import read_record
     from evalcore.tasks import default_task
 
@@ -271,7 +271,7 @@ def _main(argv: Sequence[str] | None, *, leaving: bool = False) -> int:
     with signal_watch(ignore_after_stop=leaving) as watch:
         try:
             if getattr(args, "arithmetic", None) == "pinned":
-                from evalcore.records.machine import PINNED_ARITHMETIC, pin_arithmetic
+                from evalcore.audit.machine import PINNED_ARITHMETIC, pin_arithmetic
 
                 pin_arithmetic(PINNED_ARITHMETIC)
             status = handler(args)

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalcore.errors import InvalidInputError, clipped_repr
-from evalcore.part3.auc import AucComparison, compare_auc
-from evalcore.part3.stats import PairedComparison, compare_paired
 from evalcore.protocol.fingerprint import ProtocolDifference, diff_protocols
 from evalcore.scoring.loglik import argmax_first
+from evalcore.stats.auc import AucComparison, compare_auc
+from evalcore.stats.paired import PairedComparison, compare_paired
 from evalcore.workflow.runs import RunItems
 
 __all__ = ["Comparison", "compare_runs", "format_comparison"]

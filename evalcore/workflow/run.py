@@ -18,6 +18,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from evalcore.audit.coverage import SMOKE_INDEPENDENT, expected_coverage
+from evalcore.audit.machine import arithmetic, arithmetic_mode
 from evalcore.extras import needs_run_extra
 from evalcore.harness.official import run_official
 from evalcore.harness.pairing import independent_entry, official_entry, pair_official
@@ -25,8 +27,6 @@ from evalcore.harness.runprotocol import build_protocol
 from evalcore.models.loader import CACHE_NOTE, DEFAULT_MODEL, MODELS, load_model
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import ledger_record, summarize_ledger
-from evalcore.records.coverage import SMOKE_INDEPENDENT, expected_coverage
-from evalcore.records.machine import arithmetic, arithmetic_mode
 from evalcore.scoring.loglik import ItemScore, score_items
 from evalcore.tasks import TaskItem, default_task
 from evalcore.workflow.interrupt import SignalWatch, signal_watch
@@ -70,8 +70,8 @@ def execute_run(
     """Run both scorers and write ``out_dir/run.json``; return its path and the record as read back.
 
     Args:
-        smoke: score the first items only (:data:`~evalcore.records.coverage.SMOKE_INDEPENDENT`
-            independent, :data:`~evalcore.records.coverage.SMOKE_OFFICIAL` official).
+        smoke: score the first items only (:data:`~evalcore.audit.coverage.SMOKE_INDEPENDENT`
+            independent, :data:`~evalcore.audit.coverage.SMOKE_OFFICIAL` official).
         sort_ids: pass sorted ids to the harness; ``False`` reproduces the doc_id bug.
         unseal: allow sealed confirm ids (recorded in ``settings``).
         ids: items to score instead of the dev items.

@@ -17,13 +17,13 @@ from typing import Any
 from evalbook_pages.exercises import WrongAnswer, given, number
 from evalbook_pages.part3 import outcomes
 from evalbook_pages.views import log_odds
-from evalcore.part3.auc import compare_auc
 from evalcore.part3.confirm import verdict
 from evalcore.part3.grid import KS, SETS
-from evalcore.part3.multiplicity import holm
-from evalcore.part3.stats import clopper_pearson, mcnemar_exact, mean_stderr, wilson
 from evalcore.scoring.calibration import answer_probabilities, calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
+from evalcore.stats.auc import compare_auc
+from evalcore.stats.multiplicity import holm
+from evalcore.stats.paired import clopper_pearson, mcnemar_exact, mean_stderr, wilson
 
 __all__ = [
     "SINGLE_CHANGES",

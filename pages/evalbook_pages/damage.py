@@ -108,9 +108,9 @@ def forge_labels(record: dict[str, Any]) -> None:
     ``acc_stderr`` and the ledger follow the new labels, so the record is consistent with
     itself; only the data can tell. (Edits ``record`` in place; :func:`edit_record` then recomputes the digest.)
     """
+    from evalcore.audit.recount import harness_stderr
     from evalcore.protocol.digest import sha256_text
     from evalcore.protocol.ledger import ledger_record, summarize_ledger
-    from evalcore.records.recount import harness_stderr
     from evalcore.scoring.loglik import argmax_first
 
     for item in record["items"]:

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.audit.recount import harness_stderr
 from evalcore.part3.record import with_digests
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import ledger_record, summarize_ledger
-from evalcore.records.recount import harness_stderr
 from evalcore.records.schema import record_digest
 
 __all__ = ["FORGERIES", "PART3_FORGERIES", "SEALED_ITEM", "Forgery", "forge", "make_consistent"]

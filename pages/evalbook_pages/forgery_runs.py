@@ -31,9 +31,9 @@ def attempt_forgery(
     forgery: Forgery, genuine: dict[str, Any], directory: Path, *, rows: Any, tokenizer: Any, model: Any
 ) -> Refusal:
     """Write the forged record into ``directory`` and audit it one level at a time until a level refuses it."""
+    from evalcore.audit.levels import audit_record
     from evalcore.errors import RecordError
     from evalcore.records.atomic import write_json_atomic
-    from evalcore.records.audit import audit_record
     from evalcore.records.store import read_record
 
     directory.mkdir(parents=True, exist_ok=True)

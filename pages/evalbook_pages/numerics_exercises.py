@@ -5,8 +5,8 @@ policy and the audit* (``book/tolerance.md``), *Precision is part of the protoco
 (``book/precision.md``) and *Which items flip, and why* (``book/precision-flips.md``). Each
 check recomputes the right answer from the record the page loaded (the drift measurement,
 the golden record's scores, the precision experiment's scores) with evalcore's own tools:
-:func:`evalcore.records.numerics.margin`, :func:`evalcore.records.recheck.recheck`,
-:func:`evalcore.records.numerics.compare_scores` and the first-index argmax.
+:func:`evalcore.audit.numerics.margin`, :func:`evalcore.audit.recheck.recheck`,
+:func:`evalcore.audit.numerics.compare_scores` and the first-index argmax.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from evalbook_pages.exercises import WrongAnswer, given
-from evalcore.records.numerics import compare_scores
-from evalcore.records.recheck import recheck
+from evalcore.audit.numerics import compare_scores
+from evalcore.audit.recheck import recheck
 from evalcore.scoring.loglik import argmax_first
 
 __all__ = [
@@ -102,7 +102,7 @@ def check_audit_verdicts(
 
     ``cases`` maps a name to ``(arithmetic of the re-run, re-run scores)``; ``stored`` and
     ``recorded`` are the record's scores and arithmetic. The verdicts come from
-    :func:`evalcore.records.recheck.recheck`, the policy itself.
+    :func:`evalcore.audit.recheck.recheck`, the policy itself.
 
     Args:
         passes: the answer: ``{case: True or False}``.
@@ -195,7 +195,7 @@ def check_flip_risk(
 
     An item is at risk when its float32 margin ``|s_pos - s_neg|`` is smaller than the largest
     move bfloat16 made to any item's margin (over every item of ``scores``); it flipped when
-    :func:`evalcore.records.numerics.compare_scores` names it.
+    :func:`evalcore.audit.numerics.compare_scores` names it.
 
     Args:
         at_risk: the answer: the set of chosen items at risk.

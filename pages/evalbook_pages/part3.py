@@ -1,7 +1,7 @@
 """Helpers for Part III's pages: read an experiment's record, tabulate its paired comparisons, re-check it.
 
 The numbers come from the records of ``experiments/part3.py`` (and ``experiments/confirm.py``);
-the statistics from :mod:`evalcore.part3.stats`; the re-check from
+the statistics from :mod:`evalcore.stats.paired`; the re-check from
 :func:`evalcore.part3.experiment.audit_condition`.
 """
 
@@ -17,11 +17,11 @@ from evalbook_pages.views import positive_rate, view_row
 from evalcore.errors import RecordError
 from evalcore.part3.experiment import audit_condition, condition_outcomes
 from evalcore.part3.record import record_problems, require_whole
-from evalcore.part3.stats import clopper_pearson, compare_paired
 from evalcore.protocol.jsonvalue import json_object
 from evalcore.records.strictjson import loads_strict
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
+from evalcore.stats.paired import clopper_pearson, compare_paired
 
 __all__ = [
     "ARTICLE_RESULTS",

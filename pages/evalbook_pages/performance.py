@@ -119,7 +119,7 @@ def forward_flops(config: Any, lengths: Sequence[int], *, projected: int) -> dic
 def cpu_label(recorded: Mapping[str, object] | None) -> str:
     """A short name for the CPU of a recorded arithmetic: vendor, family, model and vector unit.
 
-    ``recorded`` is what :func:`evalcore.records.machine.arithmetic` returned when the record was made.
+    ``recorded`` is what :func:`evalcore.audit.machine.arithmetic` returned when the record was made.
 
     ``"AuthenticAMD family 25 model 17 (AVX512)"``; where the system gives no ``cpu_id``
     (no ``/proc/cpuinfo``), the recorded ``cpu_model`` or ``machine``; ``"not recorded"``

@@ -239,7 +239,7 @@ def _first_line(text: str) -> str:
 
 def attempt(case: BadInput, bench: Bench) -> Outcome:
     """Feed one bad input and record what came back. Never raises for the input's own error."""
-    from evalcore.records.report import AuditReport
+    from evalcore.audit.report import AuditReport
 
     t0 = time.perf_counter()
     try:

@@ -3,9 +3,9 @@
 Explained in the chapters *How sure is one accuracy on 64 items?* (``book/part3-statistics.md``)
 and *Many conditions at once* (``book/part3-many-tests.md``). The contract is that of
 :mod:`evalbook_pages.exercises`. No right answer is written here: each check computes it, the
-sample size with :func:`evalcore.part3.stats.clopper_pearson`, Q with
-:func:`evalcore.part3.cochran.cochran_q` and the exact permutation p with
-:func:`evalcore.part3.exact.cochran_exact_p`, and names the usual slips.
+sample size with :func:`evalcore.stats.paired.clopper_pearson`, Q with
+:func:`evalcore.stats.cochran.cochran_q` and the exact permutation p with
+:func:`evalcore.stats.exact.cochran_exact_p`, and names the usual slips.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 from evalbook_pages.exercises import WrongAnswer, given, number
 from evalbook_pages.part3 import outcomes
-from evalcore.part3.cochran import cochran_q, permutation_p
-from evalcore.part3.exact import cochran_exact_p
-from evalcore.part3.stats import clopper_pearson, wilson
+from evalcore.stats.cochran import cochran_q, permutation_p
+from evalcore.stats.exact import cochran_exact_p
+from evalcore.stats.paired import clopper_pearson, wilson
 
 __all__ = ["check_cochran_by_hand", "check_sample_size"]
 

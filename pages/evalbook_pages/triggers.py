@@ -62,7 +62,7 @@ def read(path: Path) -> Any:
 
 
 def audit(path: Path) -> Any:
-    from evalcore.records.audit import audit_record
+    from evalcore.audit.levels import audit_record
 
     return audit_record(read(path))
 
@@ -200,7 +200,7 @@ def api_check(ids: list[Any]) -> Any:
 
 
 def check_identity(record: dict[str, Any]) -> Any:
-    from evalcore.records.audit import check_identity
+    from evalcore.audit.levels import check_identity
 
     return check_identity(record)
 

@@ -8,7 +8,7 @@ them:
 
 - **accuracy**: the share of items right at the harness's threshold;
 - **share predicted positive**: where the threshold sits relative to the items;
-- **AUC** of d_i (:mod:`evalcore.part3.auc`): the ranking alone, whatever the threshold;
+- **AUC** of d_i (:mod:`evalcore.stats.auc`): the ranking alone, whatever the threshold;
 - **calibrated accuracy** (:mod:`evalcore.scoring.calibration`): the threshold moved by the
   content-free prior, where the condition stored content-free scores.
 
@@ -23,13 +23,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.auc import AucEstimate, auc_ci, compare_auc
-from evalcore.part3.cochran import cochran_q
-from evalcore.part3.exact import cochran_permutation, newcombe_paired_ci
 from evalcore.part3.experiment import condition_outcomes, condition_predictions
-from evalcore.part3.multiplicity import holm
-from evalcore.part3.stats import mcnemar_exact
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
+from evalcore.stats.auc import AucEstimate, auc_ci, compare_auc
+from evalcore.stats.cochran import cochran_q
+from evalcore.stats.exact import cochran_permutation, newcombe_paired_ci
+from evalcore.stats.multiplicity import holm
+from evalcore.stats.paired import mcnemar_exact
 
 __all__ = [
     "balanced_accuracy",
@@ -212,7 +212,7 @@ def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str
     """Cochran's Q for each group of conditions scored on the same items (e.g. five demo sets at one k).
 
     Each row gives the successes per condition, the number of items on which the group
-    disagrees, Q with its chi-square p, the permutation p (:func:`evalcore.part3.exact.cochran_permutation`:
+    disagrees, Q with its chi-square p, the permutation p (:func:`evalcore.stats.exact.cochran_permutation`:
     exact where the enumeration fits, which the column ``exact`` says; 1.0 when no item is
     informative), and the permutation p adjusted with Holm's procedure over the groups.
     """

@@ -8,7 +8,7 @@ for AVX-512, AVX2 or plain C++; MKL's conditional-numerical-reproducibility bran
 a different thread count), the floating-point sums inside the forward pass are ordered
 differently and the last bits of a score move. So:
 
-- the arithmetic is an *environment* fact, recorded with every run by :func:`evalcore.records.machine.arithmetic`,
+- the arithmetic is an *environment* fact, recorded with every run by :func:`evalcore.audit.machine.arithmetic`,
   never a protocol field: the protocol fingerprint names what was measured, not which
   vector unit summed it;
 - scores from two arithmetics are compared with :data:`ABS_TOL`, which comes from the

@@ -1,7 +1,7 @@
 """The arithmetic of this process: which CPU, kernels, BLAS branch and threads summed the scores.
 
 Explained in the book chapter *The same code on another CPU* (``book/numerics.md``); the
-tolerance that judges a score across arithmetics is :mod:`evalcore.records.numerics`.
+tolerance that judges a score across arithmetics is :mod:`evalcore.audit.numerics`.
 These are environment facts recorded with every run, never protocol fields.
 """
 
@@ -55,7 +55,7 @@ of its result, so the count is fixed with the kernels (2, the cores of the book'
 PINNED_ARITHMETIC = {**SECOND_ARITHMETIC, **dict.fromkeys(THREAD_ENV, str(PINNED_THREADS))}
 """The pinned arithmetic (``--arithmetic pinned``): ATen's plain C++ kernels, MKL's strictly
 reproducible portable branch and :data:`PINNED_THREADS` threads, set before torch loads. Meant to give
-the same bits on every x86 CPU; every machine that runs the tests checks it (:mod:`evalcore.records.pinned`)."""
+the same bits on every x86 CPU; every machine that runs the tests checks it (:mod:`evalcore.audit.pinned`)."""
 
 MODES = ("native", "pinned")
 """What :func:`arithmetic_mode` can report."""

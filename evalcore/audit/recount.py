@@ -1,6 +1,6 @@
 """Level 1's recounts: what a run record says about its items, recomputed from the items themselves.
 
-Used by :mod:`evalcore.records.audit` (level 1). A forger who edits an item must also edit every
+Used by :mod:`evalcore.audit.levels` (level 1). A forger who edits an item must also edit every
 number derived from it; each is recomputed here, so a record that is consistent with
 itself is the least a forger has to produce: the item list against the protocol's, the
 accuracies, standard error and counts of both scorers, the harness's sample counts, and
@@ -83,7 +83,7 @@ def aggregate_problems(record: dict[str, Any], official_ids: Sequence[int]) -> l
 
     Args:
         official_ids: the items the harness was asked for, derived from the selection
-            (:func:`evalcore.records.coverage.expected_coverage`), never from the record's settings.
+            (:func:`evalcore.audit.coverage.expected_coverage`), never from the record's settings.
     """
     agg = record["aggregate"]
     official = {it["item_id"]: it["official"] for it in record["items"] if it["official"] is not None}

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from evalcore.records.audit import audit_record
-from evalcore.records.numerics import ABS_TOL
+from evalcore.audit.levels import audit_record
+from evalcore.audit.numerics import ABS_TOL
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import dev_ids
 from evalcore.workflow.cli import main

@@ -2,8 +2,8 @@
 
 Explained in the notebook *Running the official harness*, *The doc_id bug* and the chapter
 *When inputs go wrong*. A check certifies only what it re-derived; each level says what it
-computed again (:data:`evalcore.records.report.REDERIVED`) and what it still took from the
-record (:data:`evalcore.records.report.TRUSTED`).
+computed again (:data:`evalcore.audit.report.REDERIVED`) and what it still took from the
+record (:data:`evalcore.audit.report.TRUSTED`).
 
 - **Level 1, stored scores** (the record, the package's committed row hashes and data
   digest, the model registry and the pinned task and harness): the protocol fingerprint;
@@ -25,9 +25,9 @@ record (:data:`evalcore.records.report.TRUSTED`).
   s_ij, the token log-probs, greedy flags and logits shape compared with the re-run,
   naming the arithmetic of the re-run against the one the record was made with.
 
-Floats are compared with the tolerance policy of :mod:`evalcore.records.numerics`: the same
+Floats are compared with the tolerance policy of :mod:`evalcore.audit.numerics`: the same
 arithmetic must reproduce every score bit for bit, and the report says so; another
-arithmetic must stay within :data:`~evalcore.records.numerics.ABS_TOL`, and the report gives
+arithmetic must stay within :data:`~evalcore.audit.numerics.ABS_TOL`, and the report gives
 the true maximum and names every argmax flip.
 """
 
@@ -37,22 +37,22 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError, RecordError
-from evalcore.protocol.digest import sha256_text
-from evalcore.protocol.fingerprint import protocol_fingerprint
-from evalcore.records._items import (
+from evalcore.audit._items import (
     choice_hashes,
     independent_problems,
     official_problems,
     paired_problems,
     rerun_item_problems,
 )
-from evalcore.records._provenance import measured_problems, protocol_problems, resource_problems
-from evalcore.records.coverage import coverage_problems
-from evalcore.records.machine import arithmetic, arithmetic_differences, arithmetic_mode
-from evalcore.records.numerics import compare_scores, format_tolerance
-from evalcore.records.recount import aggregate_problems, item_list_problem
-from evalcore.records.report import LEVELS, NEEDS, AuditReport
+from evalcore.audit._provenance import measured_problems, protocol_problems, resource_problems
+from evalcore.audit.coverage import coverage_problems
+from evalcore.audit.machine import arithmetic, arithmetic_differences, arithmetic_mode
+from evalcore.audit.numerics import compare_scores, format_tolerance
+from evalcore.audit.recount import aggregate_problems, item_list_problem
+from evalcore.audit.report import LEVELS, NEEDS, AuditReport
+from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError, RecordError
+from evalcore.protocol.digest import sha256_text
+from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.records.schema import record_problem
 from evalcore.scoring.loglik import encode_pair, score_item
 from evalcore.tasks import default_task
@@ -88,7 +88,7 @@ def _scores(entry: dict[str, Any]) -> list[float]:
 
 
 def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[int, list[float]]:
-    """``{item_id: [s_i0, s_i1, ...]}`` as one scorer stored them, for :func:`evalcore.records.numerics.compare_scores`.
+    """``{item_id: [s_i0, s_i1, ...]}`` as one scorer stored them, for :func:`evalcore.audit.numerics.compare_scores`.
 
     Args:
         scorer: ``"independent"`` or ``"official"``; items that scorer did not score are left out.

@@ -1,6 +1,6 @@
 """What a run record claims it ran (protocol, resources) against what this book's runs are.
 
-Used by :mod:`evalcore.records.audit` at levels 1 and 2. The protocol a record carries is
+Used by :mod:`evalcore.audit.levels` at levels 1 and 2. The protocol a record carries is
 compared field by field with the one :func:`evalcore.harness.runprotocol.run_protocol` writes
 for the same model and selection: at level 1 with the record's own tokenizer identity and
 the committed data digest, at level 2 with the identity measured on the loaded tokenizer

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sp
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.part3.stats import (
+from evalcore.stats.paired import (
     clopper_pearson,
     comparator_z_test,
     compare_paired,
@@ -392,7 +392,7 @@ def test_every_refusal_is_the_evalcore_error_with_its_message(call, error, messa
 def test_paired_z_test_matches_statsmodels_one_sample_z_on_the_differences(seed):
     from statsmodels.stats.weightstats import ztest
 
-    from evalcore.part3.stats import paired_z_test
+    from evalcore.stats.paired import paired_z_test
 
     rng = random.Random(seed)
     a = [rng.randint(0, 1) for _ in range(64)]

@@ -5,10 +5,10 @@ III): a record holds scores a build cannot recompute in reasonable time, so each
 re-scores a few of its items, drawn afresh, and fails if one differs by more than the
 tolerance policy allows:
 
-- on the **same arithmetic** as the record's (:func:`evalcore.records.machine.arithmetic`
+- on the **same arithmetic** as the record's (:func:`evalcore.audit.machine.arithmetic`
   equal field by field) every dtype must reproduce the stored bits exactly;
 - on **another arithmetic**, float32 scores must agree within
-  :data:`evalcore.records.numerics.ABS_TOL`; lower precisions within :data:`LOW_PRECISION_FACTOR`
+  :data:`evalcore.audit.numerics.ABS_TOL`; lower precisions within :data:`LOW_PRECISION_FACTOR`
   times the drift the record itself measured between two arithmetics, never less than
   ``ABS_TOL``. bfloat16 scores move by tenths of a nat between arithmetics, so that check
   is weak, and the chapter says so.
@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.audit.machine import arithmetic, arithmetic_differences
+from evalcore.audit.numerics import ABS_TOL, Drift, compare_scores
 from evalcore.errors import InvalidInputError, InvalidTypeError
-from evalcore.records.machine import arithmetic, arithmetic_differences
-from evalcore.records.numerics import ABS_TOL, Drift, compare_scores
 
 __all__ = ["DTYPES", "LOW_PRECISION_FACTOR", "Recheck", "draw_sample", "recheck", "tolerance_for"]
 
@@ -83,7 +83,7 @@ class Recheck:
 
     @property
     def ok(self) -> bool:
-        """Every score within the tolerance: the policy of :mod:`evalcore.records.numerics`.
+        """Every score within the tolerance: the policy of :mod:`evalcore.audit.numerics`.
 
         On the record's arithmetic the tolerance is 0, so nothing may move and no prediction
         can flip. Elsewhere an item whose stored margin is smaller than the tolerance may flip
@@ -110,7 +110,7 @@ def recheck(
     Args:
         stored: ``{item_id: scores}`` from the record, for the sampled items.
         fresh: the same items scored now.
-        recorded_arithmetic: the record's :func:`~evalcore.records.machine.arithmetic`.
+        recorded_arithmetic: the record's :func:`~evalcore.audit.machine.arithmetic`.
         measured_drift: for dtypes other than float32, the record's measured
             cross-arithmetic drift.
         current_arithmetic: this process's (default: measured now).

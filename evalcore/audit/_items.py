@@ -1,6 +1,6 @@
 """One item of a run record checked against itself, its partner scorer, the protocol, and a re-run.
 
-Used by :mod:`evalcore.records.audit`: levels 1 (each stored derived field recomputed from the
+Used by :mod:`evalcore.audit.levels`: levels 1 (each stored derived field recomputed from the
 scores: predictions, per-item acc, s_ij from its token log-probs, candidate hashes from the
 protocol's choices) and 3 (token log-probs, greedy flags and logits shape against a fresh
 forward pass).
@@ -12,9 +12,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from evalcore.audit.numerics import format_tolerance, margin
+from evalcore.audit.report import AuditReport
 from evalcore.protocol.digest import sha256_text
-from evalcore.records.numerics import format_tolerance, margin
-from evalcore.records.report import AuditReport
 from evalcore.scoring.loglik import argmax_first
 
 __all__ = [

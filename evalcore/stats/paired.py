@@ -4,7 +4,7 @@ An accuracy on 64 items is a count, k of n, and comparing two protocols on the *
 items is a paired comparison: the items both get right or both get wrong say nothing
 about the difference, and a test that treats the two accuracies as independent samples
 throws that pairing away. The functions here are written from their definitions in pure
-Python (no SciPy); ``tests/test_stats.py`` checks them against SciPy's implementations.
+Python (no SciPy); ``tests/test_paired.py`` checks them against SciPy's implementations.
 
 - :func:`clopper_pearson` and :func:`wilson`: a confidence interval for one accuracy;
 - :func:`mcnemar_exact`: the exact test for two paired sets of outcomes;

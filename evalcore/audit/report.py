@@ -2,7 +2,7 @@
 
 Explained in the notebook *Running the official harness* (``notebooks/official-run.md``) and
 the chapter *When inputs go wrong* (``book/refusals.md``).
-:func:`evalcore.records.audit.audit_record` fills an :class:`AuditReport`; the levels
+:func:`evalcore.audit.levels.audit_record` fills an :class:`AuditReport`; the levels
 (:data:`LEVELS`) are numbered, and each includes the ones below it. A check certifies only
 what it re-derived: :data:`REDERIVED` says what each level computes again from something
 the record does not hold, :data:`TRUSTED` what is still taken from the record after an
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evalcore.records.numerics import ABS_TOL, Drift, format_tolerance
+from evalcore.audit.numerics import ABS_TOL, Drift, format_tolerance
 
 __all__ = ["LEVELS", "NEEDS", "REDERIVED", "TRUSTED", "AuditReport"]
 

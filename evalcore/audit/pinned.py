@@ -2,7 +2,7 @@
 
 Explained in the chapter *The same code on another CPU* (``book/numerics.md``). Natively a
 score's last bits depend on the CPU, so a record made on one machine is checked on another
-within a tolerance. Under :data:`evalcore.records.machine.PINNED_ARITHMETIC` (ATen's plain
+within a tolerance. Under :data:`evalcore.audit.machine.PINNED_ARITHMETIC` (ATen's plain
 kernels, MKL's strictly reproducible branch, two threads) the independent scores of the 64
 dev items are meant to be the same bits on every x86 CPU, so the package commits their
 digest (:data:`PINNED_DEV64_SHA256`), a record made under the pinned
@@ -20,10 +20,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalcore.audit.machine import PINNED_ARITHMETIC, child_env
 from evalcore.errors import ArithmeticSettingError
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import canonical_json
-from evalcore.records.machine import PINNED_ARITHMETIC, child_env
 
 __all__ = ["PINNED_DEV64_SHA256", "first_difference", "pinned_dev_scores", "scores_digest"]
 
@@ -33,7 +33,7 @@ PINNED_DEV64_SHA256 = "a02994f0edafad0d0c13798491be918cff29a3454c0673179e0fa3d5f
 _WORKER = """
 import json
 from evalcore.models.loader import load_model
-from evalcore.records.machine import arithmetic, arithmetic_mode
+from evalcore.audit.machine import arithmetic, arithmetic_mode
 from evalcore.scoring.loglik import score_items
 from evalcore.tasks import default_task
 task = default_task()

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.cochran import cochran_q, permutation_p
-from evalcore.part3.stats import wilson
+from evalcore.stats.cochran import cochran_q, permutation_p
+from evalcore.stats.paired import wilson
 
 __all__ = [
     "MAX_STATES",
@@ -106,7 +106,7 @@ def cochran_exact_p(outcomes: Sequence[Sequence[int]], max_states: int = MAX_STA
     number of states stays small where the conditions are few or the informative items are.
 
     Raises:
-        InvalidInputError: as :func:`evalcore.part3.cochran.cochran_q`, or ``max_states`` below 1.
+        InvalidInputError: as :func:`evalcore.stats.cochran.cochran_q`, or ``max_states`` below 1.
     """
     observed = cochran_q(outcomes)
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
