@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,17 @@ def test_a_local_task_reads_its_json_lines_and_has_no_sealed_items(mcq):
     assert mcq.check_ids([7, 0], unseal=False) == [7, 0]
     first = items[0]
     assert mcq.item_sha256(first) == hashlib.sha256(canonical_json(docs[0])).hexdigest()
-    assert mcq.verify_rows("validation", items) == mcq.split_digest([mcq.item_sha256(i) for i in items])
+    lines = "\n".join(hashlib.sha256(canonical_json(d)).hexdigest() for d in docs)
+    digest = mcq.verify_rows("validation", items)
+    assert digest == hashlib.sha256(lines.encode("ascii")).hexdigest()
+    edited = [DocItem(0, 0, {**docs[0], "question": "Which planet is farthest from the Sun?"}), *items[1:]]
+    assert mcq.verify_rows("validation", edited) != digest
     assert mcq.text(first) == f"Question: {docs[0]['question']}\nAnswer:"
     assert mcq.field_text(first) == docs[0]["question"]
     demos = mcq.load_split("train")[:2]
-    assert mcq.demo_block(demos) == "".join(mcq.spec.demo_text(d.as_doc()) for d in demos)
-    assert mcq.demo_block(demos).count("\n\n") == 2
+    assert mcq.demo_block(demos) == (
+        "Question: What do cows drink?\nAnswer: water\n\nQuestion: Which season comes after winter?\nAnswer: spring\n\n"
+    )
 
 
 def test_a_local_task_refuses_what_it_cannot_give(mcq, tmp_path):
@@ -97,6 +103,38 @@ def test_the_books_task_is_sst2_with_its_committed_hashes_and_seal(validation):
     assert DocItem(0, 1, {"a": 1}).as_doc() == {"a": 1}
 
 
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_the_second_tasks_k_shot_contexts_are_the_ones_lm_eval_builds(mcq, monkeypatch, k):
+    # The oracle: lm-eval's own ConfigurableTask, from the same YAML and files, replaying one run over all
+    # eight documents with the harness's seed. Its few-shot split (train) is not its test split, so it draws
+    # k demos per document, not k + 1 as for sst2.
+    from evalcore.harness.rebuild import declared_config, replayed_requests, task_from_config
+    from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
+
+    monkeypatch.chdir(ROOT)  # the fixture's data_files are relative to the repository
+    harness_task = task_from_config(declared_config("evalbook_mcq", FIXTURE))
+    ids = list(range(8))
+    theirs = replayed_requests(harness_task, ids, k, HARNESS_FEWSHOT_SEED)
+    train, validation = mcq.load_split("train"), mcq.load_split("validation")
+    demos = harness_demo_ids(ids, k, train, validation, task=mcq)
+    for i in ids:
+        context = mcq.demo_block([train[j] for j in demos[i]])
+        assert mcq.requests_for(validation[i], context) == theirs[i]
+    assert {len(d) for d in demos.values()} == {k}
+
+
+def test_a_task_whose_demos_come_from_its_evaluated_split_takes_no_train_rows(mcq):
+    from evalcore.harness.registry import official_task_config
+
+    spec = mcq.spec
+    one_split = TaskSpec(
+        spec.name, spec.version, spec.template, spec.target_field, choice_field="choices", fewshot_split="validation"
+    )
+    same = LocalTask(one_split, {"validation": read_json_lines(FIXTURE / "validation.jsonl")})
+    with pytest.raises(InvalidInputError, match="draws its demos from its evaluated split 'validation'"):
+        official_task_config(mcq.load_split("train"), same.load_split("validation"), task=same)
+
+
 @pytest.mark.model
 def test_the_independent_scorer_scores_the_second_task_as_lm_eval_does(mcq, monkeypatch, model_and_tokenizer):
     # The real model on the real fixture: lm-eval's own evaluate() logs each document's four scores; evalcore's
@@ -120,3 +158,19 @@ def test_the_independent_scorer_scores_the_second_task_as_lm_eval_does(mcq, monk
     assert {len(s.loglik) for s in ours} == {4} and max(len(c.continuation_ids) for s in ours for c in s.candidates) > 1
     harness_acc = [s["acc"] for s in sorted(out["samples"]["evalbook_mcq"], key=lambda s: s["doc_id"])]
     assert [float(s.correct) for s in ours] == harness_acc
+
+
+def test_documents_the_json_builder_would_change_are_refused(tmp_path):
+    config = yaml.safe_load((FIXTURE / "evalbook_mcq.yaml").read_text(encoding="utf-8"))
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 0}
+    for name, lines, message in [
+        ("keys", [doc, {k: v for k, v in doc.items() if k != "answer"}], "do not all have the same keys"),
+        ("numbers", [{**doc, "score": 1}, {**doc, "score": 1.5}], "field 'score' mixes ints and floats"),
+    ]:
+        folder = tmp_path / name
+        folder.mkdir()
+        for split in ("train", "validation"):
+            (folder / f"{split}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+        files = {"train": "train.jsonl", "validation": "validation.jsonl"}
+        with pytest.raises(DataIntegrityError, match=message):
+            local_task({**config, "dataset_kwargs": {"data_files": files}}, folder)

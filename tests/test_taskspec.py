@@ -48,6 +48,8 @@ def test_the_second_task_is_read_with_its_per_document_choices():
         "answer",
     )
     assert (spec.eval_split, spec.fewshot_split, spec.choices) == ("validation", "train", None)
+    # fewshot_split (train) is not test_split (unset): lm-eval draws k demos, not k + 1; sst2 sets neither
+    assert spec.draws_one_more is False and SPEC.draws_one_more is True
     doc = _mcq_docs("validation")[2]
     assert spec.choices_of(doc) == tuple(doc["choices"]) and spec.gold_of(doc) == doc["answer"]
 
@@ -101,6 +103,12 @@ def test_a_bare_field_name_is_that_fields_value():
         ({"task": ""}, "non-empty string"),
         ({"validation_split": None}, "no test_split or validation_split"),
         ({"doc_to_choice": ["only one"]}, "two or more strings"),
+        ({"description": "Answer the question.\n\n"}, "description .* changes the prompts"),
+        ({"process_docs": "!function utils.process"}, "process_docs .* changes the prompts"),
+        ({"fewshot_config": {"sampler": "first_n"}}, "fewshot_config .* changes the prompts"),
+        ({"use_prompt": "promptsource:GPT-3 Style"}, "use_prompt .* changes the prompts"),
+        ({"gen_prefix": "The answer is"}, "gen_prefix .* changes the prompts"),
+        ({"metric_list": [{"metric": "acc"}, {"metric": "acc_mutual_info"}]}, "acc_mutual_info adds"),
     ],
 )
 def test_a_config_this_spec_cannot_express_is_refused_by_name(change, message):

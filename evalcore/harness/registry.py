@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.capture import captured
+from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -50,8 +51,14 @@ def official_task_config(
     from datasets import Dataset, DatasetDict
 
     spec = (task or default_task()).spec
+    shots = spec.fewshot_split or "train"
+    if shots == spec.eval_split and train:
+        raise InvalidInputError(
+            f"task {spec.name!r} draws its demos from its evaluated split {shots!r}: "
+            f"pass no train rows, not {len(train)}"
+        )
     config = dict(task_manager()._get_config(spec.name))
-    splits = {spec.fewshot_split or "train": train, spec.eval_split: validation}
+    splits = {shots: train, spec.eval_split: validation}
 
     def local_dataset(**_metadata: Any) -> DatasetDict:
         return DatasetDict({name: Dataset.from_list([r.as_doc() for r in rows]) for name, rows in splits.items()})

@@ -3,8 +3,9 @@
 Explained in Part III (``book/part3-fewshot.md``). The harness gives each task one
 ``random.Random(seed)``
 (``fewshot_random_seed``, 1234 by default) and, for every evaluated item in evaluation
-order, draws ``k + 1`` training rows from it with ``random.sample``, drops the item
-itself if it was drawn and keeps the first ``k``. Evaluation order is the dataset order
+order, draws ``k + 1`` training rows from it with ``random.sample`` (``k + 1`` when the
+config's few-shot split is its test split, as for sst2, where both are unset; ``k``
+otherwise), drops the item itself if it was drawn and keeps the first ``k``. Evaluation order is the dataset order
 of the requested items, so an item's demos depend on which *other* items are in the run
 and where it stands among them: the same item, in two runs over different subsets, gets
 different demos. :func:`harness_demo_ids` reproduces that draw without the harness;
@@ -76,18 +77,21 @@ def harness_demo_ids(
     Raises:
         ValueError, TypeError, SealedItemError: bad ids (``check_ids``) or a bad ``k``.
     """
-    ids = (task or default_task()).check_ids(item_ids, unseal=unseal)
+    task = task or default_task()
+    ids = task.check_ids(item_ids, unseal=unseal)
     k = _check_k(k)
     if k == 0:
         return {i: () for i in ids}
-    if len(pool) <= k:
-        raise InvalidInputError(f"a pool of {len(pool)} rows cannot give {k + 1} distinct draws")
+    # samplers.py get_context: k + 1 draws when the config's few-shot split equals its test split
+    # (both unset for sst2; TaskSpec.draws_one_more), else k; the evaluated document dropped if
+    # drawn, the first k kept
+    draws = k + 1 if task.spec.draws_one_more else k
+    if len(pool) < draws:
+        raise InvalidInputError(f"a pool of {len(pool)} rows cannot give {draws} distinct draws")
     rnd = random.Random(seed)
     demos = {}
     for item_id in sorted(ids):  # evaluation order: dataset order of the requested items
-        # samplers.py get_context: k + 1 draws when the few-shot split equals the test split
-        # (both unset for sst2), the evaluated document dropped if drawn, the first k kept
-        drawn = rnd.sample(range(len(pool)), k + 1)
+        drawn = rnd.sample(range(len(pool)), draws)
         own = validation[item_id].as_doc()
         demos[item_id] = tuple(pool[j].idx for j in drawn if pool[j].as_doc() != own)[:k]
     return demos
@@ -149,7 +153,8 @@ def demo_block(
     text = [spec.doc_to_text(d.as_doc()) if render is None else render(task.field_text(d)) for d in demos]
     delimiter = spec.target_delimiter if target_delimiter is None else target_delimiter
     answers = [spec.choices_of(d.as_doc()) if choices is None else tuple(choices) for d in demos]
-    return "".join(t + delimiter + a[d.label] + FEWSHOT_DELIMITER for t, a, d in zip(text, answers, demos, strict=True))
+    end = spec.fewshot_delimiter
+    return "".join(t + delimiter + a[d.label] + end for t, a, d in zip(text, answers, demos, strict=True))
 
 
 def fewshot_context(demos: Sequence[TaskItem], item: TaskItem, *, task: Task | None = None) -> str:

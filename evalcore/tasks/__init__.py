@@ -13,6 +13,7 @@ from evalcore.tasks.taskdata import LocalTask, Task, check_item_ids, local_task,
 from evalcore.tasks.taskspec import (
     DEFAULT_FEWSHOT_DELIMITER,
     DEFAULT_TARGET_DELIMITER,
+    PROMPT_CHANGING_FIELDS,
     DocItem,
     TaskItem,
     TaskSpec,
@@ -22,6 +23,7 @@ from evalcore.tasks.taskspec import (
 __all__ = [
     "DEFAULT_FEWSHOT_DELIMITER",
     "DEFAULT_TARGET_DELIMITER",
+    "PROMPT_CHANGING_FIELDS",
     "DocItem",
     "LocalTask",
     "Task",

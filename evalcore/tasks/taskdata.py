@@ -203,4 +203,18 @@ def local_task(config: Mapping[str, Any], root: str | Path = ".") -> LocalTask:
         if not isinstance(file, str):
             raise InvalidInputError(f"task {spec.name!r}: split {name!r} names {file!r}, not one file")
         splits[name] = read_json_lines(Path(root) / file)
+        _refuse_what_the_builder_would_change(Path(root) / file, splits[name])
     return LocalTask(spec, splits)
+
+
+def _refuse_what_the_builder_would_change(path: Path, docs: Sequence[Mapping[str, Any]]) -> None:
+    """lm-eval reads the file through the Hub ``json`` builder, which gives every document every key (None where
+    one is missing) and casts a column of ints and floats to floats; documents it would change are refused here,
+    so the text built from them is the text the harness builds."""
+    keys = {frozenset(d) for d in docs}
+    if len(keys) > 1:
+        raise DataIntegrityError(f"{path}: the documents do not all have the same keys ({sorted(map(sorted, keys))})")
+    for key in sorted(next(iter(keys), frozenset())):
+        kinds = {type(d[key]) for d in docs} - {bool}
+        if {int, float} <= kinds:
+            raise DataIntegrityError(f"{path}: field {key!r} mixes ints and floats, which the json builder casts")

@@ -7,7 +7,9 @@ registry loads it) by :meth:`TaskSpec.from_config`, and then builds the
 and the demo text it puts before an item at k shots. It covers the configs whose
 ``doc_to_text`` fills named fields into fixed text (``{{field}}``), whose choices are a
 fixed list or one field of the document, and whose target is a field or a fixed index;
-any other config is refused with the field that is not of that form, not approximated.
+any other config is refused with the field that is not of that form, not approximated, and
+so is a config with a field that makes lm-eval build other prompts or documents
+(:data:`PROMPT_CHANGING_FIELDS`, the metric ``acc_mutual_info``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from typing import Any, Protocol
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 
-__all__ = ["DEFAULT_FEWSHOT_DELIMITER", "DEFAULT_TARGET_DELIMITER", "DocItem", "TaskItem", "TaskSpec", "doc_items"]
+__all__ = [
+    "DEFAULT_FEWSHOT_DELIMITER",
+    "DEFAULT_TARGET_DELIMITER",
+    "PROMPT_CHANGING_FIELDS",
+    "DocItem",
+    "TaskItem",
+    "TaskSpec",
+    "doc_items",
+]
 
 DEFAULT_TARGET_DELIMITER = " "
 """TaskConfig's ``target_delimiter`` when a YAML leaves it implicit: between context and answer."""
@@ -84,6 +94,28 @@ def _one_field(value: str) -> str | None:
     return value if value.isidentifier() else None
 
 
+PROMPT_CHANGING_FIELDS = ("description", "process_docs", "fewshot_config", "use_prompt", "gen_prefix")
+"""Config fields with which lm-eval 0.4.9.2 builds other prompts or documents than a spec holds: a
+``description`` before every context, ``process_docs`` on every split, a ``fewshot_config`` (sampler,
+templates, samples), a ``use_prompt`` template, a ``gen_prefix`` after the context."""
+
+
+def _refuse_prompt_changes(name: str, config: Mapping[str, Any]) -> None:
+    """Refuse a config whose prompts a spec would only approximate, naming the field."""
+    for key in PROMPT_CHANGING_FIELDS:
+        if config.get(key):
+            raise InvalidInputError(
+                f"task {name!r}: {key} {config.get(key)!r} changes the prompts or documents lm-eval builds, "
+                "which a TaskSpec does not hold; rebuild this task's requests with lm-eval itself "
+                "(evalcore.harness.rebuild)"
+            )
+    metrics = [m.get("metric") for m in config.get("metric_list") or [] if isinstance(m, Mapping)]
+    if "acc_mutual_info" in metrics:
+        raise InvalidInputError(
+            f"task {name!r}: metric acc_mutual_info adds unconditional requests a TaskSpec does not build"
+        )
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One multiple-choice task's prompts, choices and splits, as its config declares them.
@@ -112,6 +144,9 @@ class TaskSpec:
     """The split the harness scores: ``test_split`` when declared, else ``validation_split``."""
     fewshot_split: str | None = "train"
     """Where demos come from: ``fewshot_split``, else ``training_split``, else ``validation_split``."""
+    draws_one_more: bool = True
+    """Whether the harness draws ``k + 1`` demos and drops the evaluated document: when the config's own
+    ``fewshot_split`` equals its ``test_split`` (both unset for sst2), else it draws ``k``."""
 
     def __post_init__(self) -> None:
         if (self.choices is None) == (self.choice_field is None):
@@ -219,6 +254,7 @@ class TaskSpec:
         if not isinstance(evaluated, str):
             raise InvalidInputError(f"task {name!r}: no test_split or validation_split to evaluate")
         shots = config.get("fewshot_split") or config.get("training_split") or config.get("validation_split")
+        _refuse_prompt_changes(name, config)
         return cls(
             name=name,
             version="" if version is None else str(version),
@@ -230,6 +266,7 @@ class TaskSpec:
             fewshot_delimiter=config.get("fewshot_delimiter", DEFAULT_FEWSHOT_DELIMITER),
             eval_split=evaluated,
             fewshot_split=shots if isinstance(shots, str) else None,
+            draws_one_more=config.get("fewshot_split") == config.get("test_split"),
         )
 
 
