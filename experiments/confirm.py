@@ -47,13 +47,15 @@ def _unseal() -> int:
     from evalcore.models.loader import DEFAULT_MODEL, load_model
     from evalcore.part3.conditions import protocol_for
     from evalcore.part3.experiment import condition_outcomes, run_condition
+    from evalcore.part3.typed import ExperimentRecord
     from evalcore.protocol.spec import EvalProtocol
     from evalcore.records.atomic import create_json_exclusive
     from evalcore.sst2.rows import load_split, verify_rows
     from evalcore.sst2.selection import confirm_ids
 
     records = {exp: json.loads((OUT / f"{exp}.json").read_text()) for exp in EXPERIMENTS}
-    exp, name, accuracies = choose(records)
+    dev = {exp: ExperimentRecord.from_json(record, where=f"{exp}.json") for exp, record in records.items()}
+    exp, name, accuracies = choose(dev)
     model, tokenizer = load_model()
     train, validation = load_split("train"), load_split("validation")
     grid = {c.name: c for c in conditions(train)[exp]}
@@ -75,9 +77,8 @@ def _unseal() -> int:
         BASELINE: run_condition(model, tokenizer, baseline, items, train, validation, base, unseal=True),
     }
     labels = {i: validation[i].label for i in items}
-    dev_labels = {int(k): v for k, v in records[exp]["labels"].items()}
-    dev_chosen = condition_outcomes(records[exp]["conditions"][name], dev_labels, records[exp]["item_ids"])
-    dev_base = condition_outcomes(records["a"]["conditions"][BASELINE], dev_labels, records["a"]["item_ids"])
+    dev_chosen = dev[exp].outcomes(name)
+    dev_base = dev["a"].outcomes(BASELINE)
     record = {
         "rule": RULE,
         "rule_sha256": rule_sha256(),

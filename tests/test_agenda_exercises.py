@@ -42,13 +42,12 @@ def records():
 
 
 def _calibration_item(a):
-    cond = a["conditions"]["k=0"]
-    prior = content_free_prior(cond["content_free"])
+    cond = a.conditions["k=0"]
+    prior = content_free_prior(cond.content_free)
     return next(
         i
-        for i in a["item_ids"]
-        if calibrated_prediction(cond["items"][str(i)]["loglik"], prior)
-        != argmax_first(cond["items"][str(i)]["loglik"])
+        for i in a.item_ids
+        if calibrated_prediction(cond.items[i].loglik, prior) != argmax_first(cond.items[i].loglik)
     )
 
 
@@ -95,13 +94,13 @@ def test_exact_tests_wrong_answers(records):
 
 def test_ranking_holm_page_solution(records):
     a = records["a"]
-    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    gold = [a.labels[i] for i in a.item_ids]
     run_page_solution("book/part3-fewshot.md", "ex-fewshot-ranking", {"a": a, "gold": gold})
 
 
 def test_ranking_holm_wrong_answers(records):
     a = records["a"]
-    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    gold = [a.labels[i] for i in a.item_ids]
     names = [f"set {s}, k={k}" for s in range(SETS) for k in KS]
     raw = [compare_auc(log_odds(a, x), log_odds(a, "k=0"), gold).p_value for x in names]
     right = {x for x, p in zip(names, holm(raw), strict=True) if p < 0.05}
@@ -129,7 +128,7 @@ def test_order_holm_page_solution(records):
 
 def test_order_holm_wrong_answers(records):
     b = records["b"]
-    others = [x for x in b["order"] if x != "order 0123"]
+    others = [x for x in b.order if x != "order 0123"]
     base = outcomes(b, "order 0123")
     raw = [mcnemar_exact(outcomes(b, x), base).p_value for x in others]
     adjusted = holm(raw)
@@ -154,16 +153,16 @@ def test_order_holm_wrong_answers(records):
 def test_calibrated_item_page_solution(records):
     a = records["a"]
     item = _calibration_item(a)
-    cond = a["conditions"]["k=0"]
-    names = {"a": a, "item": item, "s": cond["items"][str(item)]["loglik"], "cf": cond["content_free"]}
+    cond = a.conditions["k=0"]
+    names = {"a": a, "item": item, "s": cond.items[item].loglik, "cf": cond.content_free}
     run_page_solution("book/part3-format.md", "ex-format-item", names)
 
 
 def test_calibrated_item_wrong_answers(records):
     a = records["a"]
     item = _calibration_item(a)
-    cond = a["conditions"]["k=0"]
-    scores, loglik = cond["content_free"], cond["items"][str(item)]["loglik"]
+    cond = a.conditions["k=0"]
+    scores, loglik = cond.content_free, cond.items[item].loglik
     prior = content_free_prior(scores)
     want = calibrated_prediction(loglik, prior)
     assert check_calibrated_item(prior[1], want, a, "k=0", item).startswith("correct")
@@ -190,7 +189,7 @@ def test_biggest_change_page_solution(records):
 
 def test_biggest_change_wrong_answers(records):
     f = records["f"]
-    n = len(f["item_ids"])
+    n = len(f.item_ids)
     right = sum(outcomes(f, "greedy generation"))
     assert check_biggest_change("greedy generation", right / n, f).startswith("correct")
     with pytest.raises(NotAnswered):
@@ -199,7 +198,7 @@ def test_biggest_change_wrong_answers(records):
         check_biggest_change("prompt form: Review/Sentiment", 0.5, f)
     with pytest.raises(WrongAnswer, match="single changes"):
         check_biggest_change("all three", 0.5, f)
-    parsed = sum(it["parsed"] is not None for it in f["conditions"]["greedy generation"]["items"].values())
+    parsed = sum(it.prediction is not None for it in f.conditions["greedy generation"].items.values())
     assert parsed < n
     with pytest.raises(WrongAnswer, match="parsed items"):
         check_biggest_change("greedy generation", right / parsed, f)

@@ -8,33 +8,48 @@ import pytest
 from script_modules import load
 
 from evalcore.part3 import confirm
+from evalcore.part3.typed import ExperimentRecord, GenerationItem, LikelihoodItem, StoredCondition
 
 unsealing = load("experiments/confirm.py")  # the command that applies the rule once
 
 
-def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-probs; argmax") -> dict:
-    return {
-        "protocol": {"prompt": {"num_fewshot": k}, "scoring": {"rule": rule}},
-        "items": {str(i): {"loglik": [0.0, -1.0] if p == 0 else [-1.0, 0.0]} for i, p in enumerate(preds)},
-    }
+def _cond(k: int, preds: list[int], rule: str = "sum of candidate-token log-probs; argmax") -> StoredCondition:
+    return StoredCondition(
+        protocol={"prompt": {"num_fewshot": k}, "scoring": {"rule": rule}},
+        fingerprint="0" * 64,
+        items={i: LikelihoodItem((), (0.0, -1.0) if p == 0 else (-1.0, 0.0)) for i, p in enumerate(preds)},
+        content_free=None,
+        items_sha256="0" * 64,
+    )
 
 
-def _records(**conditions_by_experiment) -> dict:
-    labels = {str(i): lab for i, lab in enumerate([1, 1, 0, 0])}
-    records = {e: {"item_ids": [0, 1, 2, 3], "labels": labels, "conditions": {}, "order": []}
-               for e in confirm.EXPERIMENTS}  # fmt: skip
-    for exp, conds in conditions_by_experiment.items():
-        records[exp]["conditions"] = dict(sorted(conds.items()))  # stored key-sorted, as JSON records are
-        records[exp]["order"] = list(conds)
-    return records
+def _generation(parsed: list[int]) -> StoredCondition:
+    return StoredCondition(
+        protocol={"prompt": {"num_fewshot": 0}, "scoring": {"rule": "greedy generation"}},
+        fingerprint="0" * 64,
+        items={i: GenerationItem((), "0" * 64, 1, 1, p) for i, p in enumerate(parsed)},
+        content_free=None,
+        items_sha256="0" * 64,
+    )
+
+
+def _records(**conditions_by_experiment) -> dict[str, ExperimentRecord]:
+    def record(exp: str, conds: dict[str, StoredCondition]) -> ExperimentRecord:
+        return ExperimentRecord(
+            item_ids=(0, 1, 2, 3), labels=dict(enumerate([1, 1, 0, 0])),
+            conditions=dict(sorted(conds.items())),  # stored key-sorted, as JSON records are
+            arithmetic={}, record_sha256="0" * 64, experiment=exp, question="?", command="-", created="2026-12-04",
+            order=tuple(conds), seconds=0.0,
+        )  # fmt: skip
+
+    return {e: record(e, conditions_by_experiment.get(e, {})) for e in confirm.EXPERIMENTS}
 
 
 def test_highest_dev_accuracy_wins_then_fewer_demos_then_listing_order():
     records = _records(
         a={"k=0": _cond(0, [1, 1, 1, 1]), "set 0, k=4": _cond(4, [1, 1, 0, 1]), "set 1, k=2": _cond(2, [1, 1, 0, 1])},
         b={"order 0123": _cond(4, [1, 1, 0, 1])},
-        f={"greedy generation": {"protocol": {"prompt": {"num_fewshot": 0}, "scoring": {"rule": "greedy generation"}},
-                                 "items": {str(i): {"parsed": lab} for i, lab in enumerate([1, 1, 0, 0])}}},
+        f={"greedy generation": _generation([1, 1, 0, 0])},
     )  # fmt: skip
     exp, name, accuracies = confirm.choose(records)
     # Three candidates at 3/4: k=2 has the fewest demos. Generation (4/4) is not a candidate.

@@ -11,6 +11,7 @@ from evalcore.errors import SealedItemError
 from evalcore.harness.registry import harness_fewshot_contexts
 from evalcore.part3.conditions import HARNESS_FORMAT, Condition, PromptFormat, context_for, demos_for, protocol_for
 from evalcore.part3.experiment import audit_condition, condition_outcomes, condition_predictions, run_condition
+from evalcore.part3.typed import GenerationItem, LikelihoodItem, StoredCondition
 from evalcore.protocol.spec import EvalProtocol
 from evalcore.scoring.fewshot import demos_digest
 from evalcore.sst2.rows import Row
@@ -90,11 +91,20 @@ def test_bad_conditions_are_refused():
 
 
 def test_outcomes_pair_items_in_the_given_order_and_count_unparsed_as_wrong():
-    scored = {"items": {"3": {"loglik": [-1.0, -2.0]}, "7": {"loglik": [-2.0, -1.0]}, "9": {"loglik": [-1.0, -1.0]}}}
+    def stored(items):
+        return StoredCondition(protocol={}, fingerprint="", items=items, content_free=None, items_sha256="")
+
+    scored = stored({3: LikelihoodItem((), (-1.0, -2.0)), 7: LikelihoodItem((), (-2.0, -1.0)),
+                     9: LikelihoodItem((), (-1.0, -1.0))})  # fmt: skip
     assert condition_predictions(scored) == {3: 0, 7: 1, 9: 0}
     assert condition_outcomes(scored, {3: 0, 7: 0, 9: 0}, [9, 7, 3]) == [1, 0, 1]
-    generated = {"items": {"3": {"parsed": None}, "7": {"parsed": 1}}}
+    generated = stored({3: GenerationItem((), "0" * 64, None, 0, None), 7: GenerationItem((), "0" * 64, 5, 1, 1)})
     assert condition_outcomes(generated, {3: 0, 7: 1}, [3, 7]) == [0, 1]
+    # the JSON a run returns is read the same way
+    unparsed = {"demos": [], "generated_sha256": "0" * 64, "first_token": None, "n_tokens": 0, "parsed": None}
+    as_json = {"protocol": {}, "fingerprint": "", "items_sha256": "",
+               "items": {"3": {"demos": [], "loglik": [-1.0, -2.0]}, "7": unparsed}}  # fmt: skip
+    assert condition_predictions(as_json) == {3: 0, 7: None}
 
 
 @pytest.mark.model

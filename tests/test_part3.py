@@ -9,22 +9,27 @@ import pytest
 from evalbook_pages.part3 import ZHAO_2021_TABLE1, accuracy, comparison_rows, load_record, outcomes
 from evalbook_pages.views import positive_rate
 from evalcore.errors import RecordError
+from evalcore.part3.typed import ExperimentRecord, LikelihoodItem, StoredCondition
 
 
-def _record() -> dict:
+def _cond(scores: dict[int, tuple[float, float]], choices=("negative", "positive"), content_free=None):
+    protocol = {"prompt": {"num_fewshot": 0, "choices": list(choices)}, "scoring": {"rule": "argmax"}}
+    items = {i: LikelihoodItem((), s) for i, s in scores.items()}
+    return StoredCondition(protocol, "0" * 64, items, content_free, "0" * 64)
+
+
+def _experiment(labels: dict[int, int], conditions: dict[str, StoredCondition]) -> ExperimentRecord:
+    return ExperimentRecord(
+        item_ids=tuple(labels), labels=labels, conditions=conditions, arithmetic={}, record_sha256="0" * 64,
+        experiment="a", question="?", command="-", created="2026-12-04", order=tuple(conditions), seconds=0.0,
+    )  # fmt: skip
+
+
+def _record() -> ExperimentRecord:
     def cond(preds):
-        return {
-            "items": {
-                str(i): {"loglik": [0.0, -1.0] if p == 0 else [-1.0, 0.0]}
-                for i, p in zip([5, 6, 7, 8], preds, strict=True)
-            }
-        }
+        return _cond({i: (0.0, -1.0) if p == 0 else (-1.0, 0.0) for i, p in zip([5, 6, 7, 8], preds, strict=True)})
 
-    return {
-        "item_ids": [5, 6, 7, 8],
-        "labels": {"5": 1, "6": 1, "7": 0, "8": 0},
-        "conditions": {"ref": cond([1, 1, 1, 1]), "better": cond([1, 1, 0, 1])},
-    }
+    return _experiment({5: 1, 6: 1, 7: 0, 8: 0}, {"ref": cond([1, 1, 1, 1]), "better": cond([1, 1, 0, 1])})
 
 
 def test_outcomes_and_rates_follow_the_stored_scores():
@@ -63,14 +68,8 @@ def test_acc_norm_divides_by_the_answers_length_and_equals_acc_for_equal_lengths
     from evalbook_pages.part3 import acc_norm_outcomes
 
     # "ab" (2 chars) vs "abcd" (4 chars): -3 vs -5 -> acc picks "ab"; per char -1.5 vs -1.25 -> "abcd".
-    rec = {
-        "item_ids": [1],
-        "labels": {"1": 1},
-        "conditions": {
-            "unequal": {"protocol": {"prompt": {"choices": ["ab", "abcd"]}}, "items": {"1": {"loglik": [-3.0, -5.0]}}},
-            "equal": {"protocol": {"prompt": {"choices": ["no", "ok"]}}, "items": {"1": {"loglik": [-3.0, -5.0]}}},
-        },
-    }
+    rec = _experiment({1: 1}, {"unequal": _cond({1: (-3.0, -5.0)}, ("ab", "abcd")),
+                               "equal": _cond({1: (-3.0, -5.0)}, ("no", "ok"))})  # fmt: skip
     assert outcomes(rec, "unequal") == [0] and acc_norm_outcomes(rec, "unequal") == [1]
     assert acc_norm_outcomes(rec, "equal") == outcomes(rec, "equal") == [0]
 
@@ -81,20 +80,13 @@ def test_calibrated_outcomes_use_the_stored_content_free_scores():
     from evalbook_pages.part3 import calibrated_outcomes
 
     log = math.log
-    rec = {
-        "item_ids": [1, 2],
-        "labels": {"1": 0, "2": 1},
-        "conditions": {
-            "k=0": {
-                # The content-free inputs lean 3:1 to "positive"; item 1 at 2:1 is below that, item 2 at 9:1 above.
-                "content_free": {"N/A": [log(0.25), log(0.75)], "": [log(0.25), log(0.75)]},
-                "items": {"1": {"loglik": [log(1 / 3), log(2 / 3)]}, "2": {"loglik": [log(0.1), log(0.9)]}},
-            }
-        },
-    }
+    # The content-free inputs lean 3:1 to "positive"; item 1 at 2:1 is below that, item 2 at 9:1 above.
+    lean = {"N/A": (log(0.25), log(0.75)), "": (log(0.25), log(0.75))}
+    scores = {1: (log(1 / 3), log(2 / 3)), 2: (log(0.1), log(0.9))}
+    rec = _experiment({1: 0, 2: 1}, {"k=0": _cond(scores, content_free=lean), "x": _cond(scores)})
     assert outcomes(rec, "k=0") == [0, 1]
     correct, prior = calibrated_outcomes(rec, "k=0")
     assert correct == [1, 1] and prior == pytest.approx([0.25, 0.75])
     assert calibrated_outcomes(rec, "k=0", inputs=["N/A"])[0] == [1, 1]
     with pytest.raises(KeyError):
-        calibrated_outcomes({**rec, "conditions": {"x": {"items": {}}}}, "x")
+        calibrated_outcomes(rec, "x")  # no content-free scores stored

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -20,19 +21,19 @@ def a():
 
 
 def test_log_odds_and_auc_against_scikit_learn(a):
-    labels = [a["labels"][str(i)] for i in a["item_ids"]]
+    labels = [a.labels[i] for i in a.item_ids]
     for name in ("k=0", "set 2, k=8"):
         d = log_odds(a, name)
-        first = a["conditions"][name]["items"][str(a["item_ids"][0])]["loglik"]
+        first = a.conditions[name].items[a.item_ids[0]].loglik
         assert d[0] == first[1] - first[0]  # positive minus negative
         assert ranking(a, name).value == pytest.approx(roc_auc_score(labels, d), abs=1e-12)
 
 
 def test_view_row_agrees_with_the_other_helpers(a):
     row = view_row(a, "set 0, k=8")
-    assert row["accuracy"] == sum(outcomes(a, "set 0, k=8")) / len(a["item_ids"])
+    assert row["accuracy"] == sum(outcomes(a, "set 0, k=8")) / len(a.item_ids)
     assert row["predicted positive"] == positive_rate(a, "set 0, k=8")
-    assert row["calibrated accuracy"] == sum(calibrated(a, "set 0, k=8")) / len(a["item_ids"])
+    assert row["calibrated accuracy"] == sum(calibrated(a, "set 0, k=8")) / len(a.item_ids)
     assert view_row(a, "k=4, harness sampler")["calibrated accuracy"] is None  # no content-free scores stored
 
 
@@ -60,7 +61,7 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
 
     steps = [("one demo", (a, "k=0"), (a, "set 0, k=1")), ("eight demos", (a, "k=0"), (a, "set 0, k=8"))]
     rows = one_factor_rows(steps)
-    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    gold = [a.labels[i] for i in a.item_ids]
     second = rows[1]
     assert second["McNemar p"] == mcnemar_exact(outcomes(a, "set 0, k=8"), outcomes(a, "k=0")).p_value
     delong = compare_auc(log_odds(a, "set 0, k=8"), log_odds(a, "k=0"), gold)
@@ -69,7 +70,7 @@ def test_one_factor_rows_compare_each_step_and_adjust_for_the_family(a):
     # one family: both tests of every step, adjusted together
     family = holm([r["McNemar p"] for r in rows] + [r["DeLong p"] for r in rows])
     assert [r["McNemar p, Holm"] for r in rows] + [r["DeLong p, Holm"] for r in rows] == family
-    g = {**a, "item_ids": a["item_ids"][:-1]}
+    g = dataclasses.replace(a, item_ids=a.item_ids[:-1])
     with pytest.raises(InvalidInputError, match="scored on other items"):
         one_factor_rows([("x", (a, "k=0"), (g, "k=0"))])
 
@@ -95,7 +96,7 @@ def test_lean_rows_are_the_calibrated_predictions_and_their_paired_test(a):
 
     (row,) = lean_rows(a, ["set 0, k=8"])
     correct, prior = calibrated_outcomes(a, "set 0, k=8")
-    gold = [a["labels"][str(i)] for i in a["item_ids"]]
+    gold = [a.labels[i] for i in a.item_ids]
     moved = [y if c else 1 - y for c, y in zip(correct, gold, strict=True)]  # the prediction, from its outcome
     raw = says_positive(a, "set 0, k=8")
     assert row["prior on 'negative'"] == prior[0]

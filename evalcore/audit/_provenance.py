@@ -17,18 +17,19 @@ from evalcore.harness.official import HARNESS_VERSION
 from evalcore.harness.runprotocol import run_protocol
 from evalcore.models.loader import MODELS
 from evalcore.protocol.fingerprint import diff_protocols
+from evalcore.records.typed import RunRecord
 from evalcore.tasks import default_task
 
 __all__ = ["measured_problems", "protocol_problems", "resource_problems"]
 
 
-def protocol_problems(record: dict[str, Any], tokenizer: str | None, digest: str, where: str) -> list[str]:
+def protocol_problems(record: RunRecord, tokenizer: str | None, digest: str, where: str) -> list[str]:
     """The recorded protocol against the one a run of this book writes for its model and selection.
 
     ``tokenizer`` is the measured identity (level 2), or None to take the record's (level 1).
     """
-    protocol = record["protocol"]
-    name = record["resources"]["model"]["name"]
+    protocol = record.protocol
+    name = record.model_name
     if name not in MODELS:
         return [f"resources.model.name {name!r} is not a model of this book ({sorted(MODELS)})"]
     model = protocol.get("model")
@@ -48,9 +49,9 @@ def protocol_problems(record: dict[str, Any], tokenizer: str | None, digest: str
     ]
 
 
-def resource_problems(record: dict[str, Any], digest: str) -> list[str]:
+def resource_problems(record: RunRecord, digest: str) -> list[str]:
     """The record's resources against the registry, the committed digests and the pinned harness."""
-    res = record["resources"]
+    res = record.resources
     problems = []
     name = res["model"]["name"]
     if name in MODELS:
@@ -73,14 +74,14 @@ def resource_problems(record: dict[str, Any], digest: str) -> list[str]:
     return problems
 
 
-def measured_problems(record: dict[str, Any], digest: str, tokenizer: Any) -> list[str]:
+def measured_problems(record: RunRecord, digest: str, tokenizer: Any) -> list[str]:
     """Level 2: the protocol's tokenizer identity and data digest against the ones measured on what was
     loaded, and its harness version against the installed harness, checked file by file."""
     from evalcore.harness.official import require_pinned_harness
     from evalcore.harness.runprotocol import tokenizer_identity
 
     problems = []
-    name = record["resources"]["model"]["name"]
+    name = record.model_name
     if name in MODELS:
         measured = tokenizer_identity(name, tokenizer)
         found = protocol_problems(record, measured, digest, "the tokenizer and data loaded now")
@@ -89,7 +90,7 @@ def measured_problems(record: dict[str, Any], digest: str, tokenizer: Any) -> li
         installed = require_pinned_harness().version
     except EvalcoreError as exc:
         return [*problems, f"the installed harness is not the one this record claims: {exc}"]
-    harness = record["protocol"].get("harness")
+    harness = record.protocol.get("harness")
     claimed = harness.get("version") if isinstance(harness, Mapping) else None
     if claimed != installed:
         problems.append(f"protocol.harness.version is {claimed!r}, but the installed harness is {installed}")

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from evalcore.errors import clipped_repr
 from evalcore.harness.pairing import no_sample
+from evalcore.records.typed import RunRecord
 from evalcore.tasks import default_task
 
 __all__ = ["SMOKE_INDEPENDENT", "SMOKE_OFFICIAL", "Coverage", "coverage_problems", "expected_coverage"]
@@ -58,8 +58,8 @@ def expected_coverage(item_ids: Sequence[int], *, smoke: bool, sort_ids: bool) -
     )
 
 
-def _selection(record: Mapping[str, Any]) -> tuple[list[int] | None, str | None]:
-    data = record["protocol"].get("data")
+def _selection(record: RunRecord) -> tuple[list[int] | None, str | None]:
+    data = record.protocol.get("data")
     ids = data.get("item_ids") if isinstance(data, Mapping) else None
     if not isinstance(ids, list) or not ids:
         return None, f"the protocol selects no items (protocol.data.item_ids is {ids!r}): a record of nothing"
@@ -68,7 +68,7 @@ def _selection(record: Mapping[str, Any]) -> tuple[list[int] | None, str | None]
     return ids, None
 
 
-def coverage_problems(record: Mapping[str, Any]) -> tuple[Coverage | None, list[str], list[str]]:
+def coverage_problems(record: RunRecord) -> tuple[Coverage | None, list[str], list[str]]:
     """Compare what the record holds with what its selection and kind of run require.
 
     Returns:
@@ -79,41 +79,41 @@ def coverage_problems(record: Mapping[str, Any]) -> tuple[Coverage | None, list[
     ids, problem = _selection(record)
     if ids is None:
         return None, [problem or ""], []
-    settings = record["settings"]
-    cov = expected_coverage(ids, smoke=settings["smoke"], sort_ids=settings["sort_ids"])
+    settings = record.settings
+    cov = expected_coverage(ids, smoke=settings.smoke, sort_ids=settings.sort_ids)
     problems: list[str] = []
     missing: list[str] = []
-    if settings["smoke"] and len(ids) > SMOKE_INDEPENDENT:
+    if settings.smoke and len(ids) > SMOKE_INDEPENDENT:
         problems.append(f"a smoke run scores at most {SMOKE_INDEPENDENT} items; the protocol selects {len(ids)}")
-    by_id = {item["item_id"]: item for item in record["items"]}
-    failures = set(record["failures"])
+    by_id = {item.item_id: item for item in record.items}
+    failures = set(record.failures)
     for i in ids:
         item = by_id.get(i)
         if item is None:
             continue  # the item list itself is compared with the selection elsewhere
-        if item["independent"] is None:
+        if item.independent is None:
             missing.append(f"item {i}: independent")
             problems.append(f"item {i}: no independent score, but a run scores every item it selects independently")
-        if i in cov.official and item["official"] is None:
+        if i in cov.official and item.official is None:
             missing.append(f"item {i}: official")
             if no_sample(i) not in failures:
                 problems.append(f"item {i}: the harness was asked for it and no sample is stored, "
                                 "yet failures does not say so")  # fmt: skip
-        if i not in cov.official and item["official"] is not None:
+        if i not in cov.official and item.official is not None:
             problems.append(f"item {i}: a harness sample for an item a smoke run does not send to the harness")
     expected = {
-        "official_item_ids": list(cov.official),
-        "independent_item_ids": list(cov.independent),
-        "ids_passed_to_harness": list(cov.ids_passed),
+        "official_item_ids": (settings.official_item_ids, cov.official),
+        "independent_item_ids": (settings.independent_item_ids, cov.independent),
+        "ids_passed_to_harness": (settings.ids_passed_to_harness, cov.ids_passed),
     }
-    for key, value in expected.items():
-        if settings.get(key) != value:
-            problems.append(f"settings.{key} is {clipped_repr(settings.get(key))}, but this run's selection gives "
-                            f"{clipped_repr(value)}")  # fmt: skip
-    if settings["unsealed"] != cov.unsealed:
+    for key, (stored, value) in expected.items():
+        if stored != value:
+            problems.append(f"settings.{key} is {clipped_repr(list(stored))}, but this run's selection gives "
+                            f"{clipped_repr(list(value))}")  # fmt: skip
+    if settings.unsealed != cov.unsealed:
         sealed = sorted(set(ids) & set(default_task().confirm_ids()))
         problems.append(
-            f"settings.unsealed is {str(settings['unsealed']).lower()}, but the items include "
+            f"settings.unsealed is {str(settings.unsealed).lower()}, but the items include "
             + (f"sealed confirm items {sealed[:5]}" if sealed else "no sealed confirm item")
         )
     return cov, problems, missing

@@ -34,7 +34,7 @@ the true maximum and names every argmax flip.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.audit._items import (
@@ -50,21 +50,43 @@ from evalcore.audit.machine import arithmetic, arithmetic_differences, arithmeti
 from evalcore.audit.numerics import compare_scores, format_tolerance
 from evalcore.audit.recount import aggregate_problems, item_list_problem
 from evalcore.audit.report import LEVELS, NEEDS, AuditReport
-from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError, RecordError
+from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import protocol_fingerprint
-from evalcore.records.schema import record_problem
+from evalcore.records.typed import SCORERS, RunRecord
 from evalcore.scoring.loglik import encode_pair, score_item
 from evalcore.tasks import default_task
 
 __all__ = ["audit_record", "check_identity", "stored_scores"]
 
 
-def check_identity(record: dict[str, Any]) -> int:
+def _typed(record: RunRecord | Mapping[str, Any], caller: str) -> RunRecord:
+    """The typed record of a record given typed or as JSON (a JSON record is checked against the schema first)."""
+    if isinstance(record, RunRecord):
+        return record
+    if isinstance(record, str | os.PathLike):
+        raise InvalidTypeError(
+            f"{caller} takes a record, not a path ({os.fspath(record)!r}): call read_record(path) first, "
+            "which checks the file and its self-digest, and pass what it returns"
+        )
+    if not isinstance(record, Mapping):
+        raise InvalidTypeError(
+            f"{caller} takes a record (a dict from read_record, or a RunRecord), got {type(record).__name__}"
+        )
+    # The self-digest is read_record's to check; a record built in memory may not carry one yet.
+    return RunRecord.from_json({**record, "record_sha256": record.get("record_sha256", "0" * 64)},
+                               where="not a run record")  # fmt: skip
+
+
+def check_identity(record: RunRecord | Mapping[str, Any]) -> int:
     """The identity assertion: every logged ``doc_id`` is the idx of its logged document.
 
     The idx is found from the logged document's content (its row hash), never taken
     from the log.
+
+    Args:
+        record: a :class:`~evalcore.records.typed.RunRecord`, or a record as
+            :func:`evalcore.records.store.read_record` returns it.
 
     Returns:
         The number of official samples checked.
@@ -72,8 +94,8 @@ def check_identity(record: dict[str, Any]) -> int:
     Raises:
         DocIdMismatchError: listing every ``logged doc_id -> actual idx`` that disagrees.
     """
-    official = [it["official"] for it in record["items"] if it["official"] is not None]
-    wrong = [(o["doc_id"], o["content_idx"]) for o in official if o["doc_id"] != o["content_idx"]]
+    official = [it.official for it in _typed(record, "check_identity").items if it.official is not None]
+    wrong = [(o.doc_id, o.content_idx) for o in official if o.misfiled]
     if wrong:
         pairs = ", ".join(f"{a}->{b}" for a, b in wrong)
         raise DocIdMismatchError(
@@ -82,55 +104,51 @@ def check_identity(record: dict[str, Any]) -> int:
     return len(official)
 
 
-def _scores(entry: dict[str, Any]) -> list[float]:
-    """An entry's s_ij as floats (a record stores a non-finite score as the string ``"-inf"``)."""
-    return [float(x) for x in entry["loglik"]]
-
-
-def stored_scores(record: dict[str, Any], scorer: str = "independent") -> dict[int, list[float]]:
+def stored_scores(record: RunRecord | Mapping[str, Any], scorer: str = "independent") -> dict[int, list[float]]:
     """``{item_id: [s_i0, s_i1, ...]}`` as one scorer stored them, for :func:`evalcore.audit.numerics.compare_scores`.
 
     Args:
+        record: a :class:`~evalcore.records.typed.RunRecord` or a record as read.
         scorer: ``"independent"`` or ``"official"``; items that scorer did not score are left out.
     """
-    if scorer not in ("independent", "official"):
+    if scorer not in SCORERS:
         raise InvalidInputError(f"scorer must be 'independent' or 'official', got {scorer!r}")
-    return {it["item_id"]: _scores(it[scorer]) for it in record["items"] if it[scorer] is not None}
+    return {i: [float(x) for x in s] for i, s in _typed(record, "stored_scores").scores(scorer).items()}
 
 
 # complexity allowed: one check per stored field, each a plain if
-def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:  # noqa: C901
+def _level1(record: RunRecord, report: AuditReport) -> list[str]:  # noqa: C901
     problems: list[str] = []
     task = default_task()
     committed = task.committed_row_hashes("validation")
     digest = task.split_digest(committed)
-    if protocol_fingerprint(record["protocol"]) != record["fingerprint"]:
+    if protocol_fingerprint(dict(record.protocol)) != record.fingerprint:
         problems.append("fingerprint does not match the recorded protocol")
     problems += protocol_problems(record, None, digest, "a run of this book")
     problems += resource_problems(record, digest)
     coverage, coverage_found, report.missing = coverage_problems(record)
-    report.smoke = bool(record["settings"]["smoke"])
+    report.smoke = record.settings.smoke
     report.declared = len(coverage.item_ids) if coverage is not None else 0
     if report.missing:
         problems.append(f"partial record: {len(report.missing)} results the run owes are absent "
                         f"({', '.join(report.missing[:3])}{', …' if len(report.missing) > 3 else ''})")  # fmt: skip
     problems += coverage_found
-    present = [item["item_id"] for item in record["items"]]
+    present = list(record.item_ids)
     if coverage is not None and list(coverage.item_ids) != present:
         problems.append(item_list_problem(list(coverage.item_ids), present))
-    choices = choice_hashes(record["protocol"])
+    choices = choice_hashes(record.protocol)
     vocabulary: set[int] = set()
-    for item in record["items"]:
-        off, ind, i = item["official"], item["independent"], item["item_id"]
+    for item in record.items:
+        off, ind, i = item.official, item.independent, item.item_id
         if not 0 <= i < len(committed):
             problems.append(f"item {i}: no such row in the validation split ({len(committed)} rows)")
-        elif item["row_sha256"] != committed[i]:
-            problems.append(f"item {i}: row_sha256 {item['row_sha256'][:12]}… is not the committed hash of row {i} "
+        elif item.row_sha256 != committed[i]:
+            problems.append(f"item {i}: row_sha256 {item.row_sha256[:12]}… is not the committed hash of row {i} "
                             f"({committed[i][:12]}…)")  # fmt: skip
         if ind is not None:
             problems += independent_problems(i, ind, choices)
-            if len(ind["logits_shape"]) == 3:
-                vocabulary.add(ind["logits_shape"][2])
+            if len(ind.logits_shape) == 3:
+                vocabulary.add(ind.logits_shape[2])
         if off is not None:
             problems += official_problems(i, item, committed, choices, report)
         if off is not None and ind is not None:
@@ -144,61 +162,62 @@ def _level1(record: dict[str, Any], report: AuditReport) -> list[str]:  # noqa: 
             f"(logged -> actual: {', '.join(f'{a}->{b}' for a, b in report.misfiled)})"
         )
     problems += aggregate_problems(record, coverage.official if coverage is not None else [])
-    problems += [f"run failure: {f}" for f in record["failures"]]
+    problems += [f"run failure: {f}" for f in record.failures]
     return problems
 
 
-def _level2(record: dict[str, Any], rows: Sequence[Any], tokenizer: Any) -> list[str]:
+def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Any) -> list[str]:
     task = default_task()
     size = task.split_size("validation")
     if len(rows) != size or any(row.idx != k for k, row in enumerate(rows)):
         return [f"level 2 needs the validation split in idx order ({size} rows), got {len(rows)} rows"]
     digest = task.split_digest([task.item_sha256(r) for r in rows])
     problems = measured_problems(record, digest, tokenizer)
-    for item in record["items"]:
-        i, ind, off = item["item_id"], item["independent"], item["official"]
+    for item in record.items:
+        i, ind = item.item_id, item.independent
         if not 0 <= i < len(rows):
             problems.append(f"item {i}: no such row in the split ({len(rows)} rows)")
             continue
         row = rows[i]
-        if item["label"] != row.label:
-            problems.append(f"item {i}: the record's label {item['label']} is not the data's gold label {row.label}")
-        if item["row_sha256"] != task.item_sha256(row):
+        if item.label != row.label:
+            problems.append(f"item {i}: the record's label {item.label} is not the data's gold label {row.label}")
+        if item.row_sha256 != task.item_sha256(row):
             problems.append(f"item {i}: the record's row_sha256 is not the hash of row {i} of the verified data")
         requests = task.requests_for(row)
         prompt_hash = sha256_text(requests[0][0])
-        for scorer, entry in (("official", off), ("independent", ind)):
-            if entry is not None and entry["prompt_hash"] != prompt_hash:
+        for scorer in SCORERS:
+            entry = item.result(scorer)
+            if entry is not None and entry.prompt_hash != prompt_hash:
                 problems.append(f"item {i}: {scorer} prompt hash does not match the prompt rebuilt from the data")
         if ind is None:
             continue
         cands = [encode_pair(tokenizer, ctx, cont) for ctx, cont in requests]
-        if [list(c.continuation_ids) for c in cands] != ind["continuation_ids"]:
+        if tuple(tuple(c.continuation_ids) for c in cands) != ind.continuation_ids:
             problems.append(f"item {i}: re-encoded candidate tokens differ from the record")
-        if len(cands[0].context_ids) != ind["context_length"] or cands[0].context_ids[0] != ind["first_token"]:
+        if len(cands[0].context_ids) != ind.context_length or cands[0].context_ids[0] != ind.first_token:
             problems.append(f"item {i}: re-encoded context boundary differs from the record")
     return problems
 
 
-def _level3(record: dict[str, Any], rows: Sequence[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
+def _level3(record: RunRecord, rows: Sequence[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
     problems = []
     stored: dict[str, dict[int, list[float]]] = {"official": {}, "independent": {}}
     fresh: dict[int, list[float]] = {}
-    for item in record["items"]:
-        i = item["item_id"]
-        if (item["independent"] is None and item["official"] is None) or not 0 <= i < len(rows):
+    for item in record.items:
+        i = item.item_id
+        if (item.independent is None and item.official is None) or not 0 <= i < len(rows):
             continue
         again = score_item(model, tokenizer, rows[i])
         fresh[i] = list(again.loglik)
         problems += rerun_item_problems(i, item, again, report.tolerance)
         for name, scores in stored.items():
-            entry = item[name]
-            if entry is None:
+            loglik = item.scores(name)
+            if loglik is None:
                 continue
-            if len(entry["loglik"]) != len(fresh[i]):
-                problems.append(f"item {i}: {name} has {len(entry['loglik'])} scores, not {len(fresh[i])}")
+            if len(loglik) != len(fresh[i]):
+                problems.append(f"item {i}: {name} has {len(loglik)} scores, not {len(fresh[i])}")
             else:
-                scores[i] = _scores(entry)
+                scores[i] = [float(x) for x in loglik]
     try:
         drifts = {name: compare_scores(scores, {i: fresh[i] for i in scores}, tolerance=report.tolerance)
                   for name, scores in stored.items() if scores}  # fmt: skip
@@ -214,8 +233,8 @@ def _level3(record: dict[str, Any], rows: Sequence[Any], model: Any, tokenizer: 
     report.rerun = drifts.get("independent") or next(iter(drifts.values()))
     report.max_abs_diff_rerun = max(d.max_abs for d in drifts.values())
     current = arithmetic()
-    report.arithmetic_changes = arithmetic_differences(record["environment"]["arithmetic"], current)
-    recorded_mode = record["environment"].get("arithmetic_mode", arithmetic_mode(record["environment"]["arithmetic"]))
+    report.arithmetic_changes = arithmetic_differences(dict(record.arithmetic), current)
+    recorded_mode = record.environment.get("arithmetic_mode", arithmetic_mode(dict(record.arithmetic)))
     report.exact = recorded_mode == arithmetic_mode(current) == "pinned"
     if report.exact and not all(d.bit_identical for d in drifts.values()):
         # Pinned on both sides: the policy is exact whatever the CPU, and a difference is a finding, never a drift.
@@ -235,7 +254,7 @@ def _level3(record: dict[str, Any], rows: Sequence[Any], model: Any, tokenizer: 
 
 
 def audit_record(
-    record: dict[str, Any],
+    record: RunRecord | Mapping[str, Any],
     *,
     level: int = 1,
     rows: list[Any] | None = None,
@@ -245,7 +264,10 @@ def audit_record(
     """Audit a run record at ``level`` (1, 2 or 3), and every level below it.
 
     Args:
-        record: a record from :func:`evalcore.records.store.read_record` (not a path).
+        record: a :class:`~evalcore.records.typed.RunRecord`
+            (:func:`evalcore.records.typed.read_run_record`), or a record as
+            :func:`evalcore.records.store.read_record` returns it (not a path), which is
+            checked against the schema and then read as a ``RunRecord``.
         level: 1 checks the record against itself and the committed facts; 2 also rebuilds
             every prompt and the protocol from the data and tokenizer (needs ``rows`` and
             ``tokenizer``); 3 also re-runs the forward pass of every item (needs ``model`` too).
@@ -254,19 +276,15 @@ def audit_record(
         model: for level 3.
 
     Raises:
-        InvalidTypeError: ``record`` is a path or not a dict; ``level`` is not an int.
+        InvalidTypeError: ``record`` is a path or neither a ``RunRecord`` nor a mapping;
+            ``level`` is not an int.
         RecordError: ``record`` does not follow the run-record schema (the first problem, with its path).
         InvalidInputError: ``level`` is not 1, 2 or 3; an input the level needs is missing;
             or an input is given that the level does not use (an audit never runs fewer
             levels than its arguments suggest).
     """
-    if isinstance(record, str | os.PathLike):
-        raise InvalidTypeError(
-            f"audit_record takes a record, not a path ({os.fspath(record)!r}): call read_record(path) first, "
-            "which checks the file and its self-digest, and pass what it returns"
-        )
-    if not isinstance(record, dict):
-        raise InvalidTypeError(f"audit_record takes a record (a dict from read_record), got {type(record).__name__}")
+    if isinstance(record, str | os.PathLike) or not isinstance(record, RunRecord | Mapping):
+        _typed(record, "audit_record")  # raises, naming what was passed
     if isinstance(level, bool) or not isinstance(level, int):
         raise InvalidTypeError(f"level must be an int (1, 2 or 3), got {type(level).__name__} {level!r}")
     if level not in LEVELS:
@@ -278,13 +296,11 @@ def audit_record(
     unused = [name for name, is_given in given.items() if is_given and name not in NEEDS[level]]
     if unused:
         raise InvalidInputError(f"level {level} does not use {' or '.join(unused)}: ask for the level that does")
-    problem = record_problem({**record, "record_sha256": record.get("record_sha256", "0" * 64)})
-    if problem:
-        raise RecordError(f"not a run record: {problem}")
+    run = _typed(record, "audit_record")
     report = AuditReport()
-    report.levels[1] = _level1(record, report)
+    report.levels[1] = _level1(run, report)
     if level >= 2:
-        report.levels[2] = _level2(record, rows or [], tokenizer)
+        report.levels[2] = _level2(run, rows or [], tokenizer)
     if level >= 3:
-        report.levels[3] = _level3(record, rows or [], model, tokenizer, report)
+        report.levels[3] = _level3(run, rows or [], model, tokenizer, report)
     return report

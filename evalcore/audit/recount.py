@@ -11,11 +11,12 @@ the selection, never read from the record's settings).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.protocol.ledger import ledger_record
 from evalcore.protocol.ledger import summarize_ledger as summarize
+from evalcore.records.typed import OfficialSample, RunRecord
 from evalcore.tasks import default_task
 
 __all__ = ["aggregate_problems", "harness_stderr", "item_list_problem"]
@@ -53,9 +54,9 @@ def _close(a: Any, b: float) -> bool:
     return isinstance(a, int | float) and not isinstance(a, bool) and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-15)
 
 
-def _official_aggregate(agg: dict[str, Any], official: dict[int, dict[str, Any]]) -> list[str]:
+def _official_aggregate(agg: Mapping[str, Any], official: dict[int, OfficialSample]) -> list[str]:
     problems = []
-    values = [float(o["acc"]) for o in official.values()]
+    values = [float(o.acc) for o in official.values()]
     if values:
         acc = sum(values) / len(values)
         if not _close(agg.get("acc"), acc):
@@ -78,19 +79,19 @@ def _official_aggregate(agg: dict[str, Any], official: dict[int, dict[str, Any]]
     return problems
 
 
-def aggregate_problems(record: dict[str, Any], official_ids: Sequence[int]) -> list[str]:
+def aggregate_problems(record: RunRecord, official_ids: Sequence[int]) -> list[str]:
     """Every aggregate and the ledger recomputed from the items; a difference is a problem.
 
     Args:
         official_ids: the items the harness was asked for, derived from the selection
             (:func:`evalcore.audit.coverage.expected_coverage`), never from the record's settings.
     """
-    agg = record["aggregate"]
-    official = {it["item_id"]: it["official"] for it in record["items"] if it["official"] is not None}
+    agg = record.aggregate
+    official = {it.item_id: it.official for it in record.items if it.official is not None}
     problems = _official_aggregate(agg["official"], official)
-    scored = [it for it in record["items"] if it["independent"] is not None]
+    scored = [(it.independent.prediction, it.label) for it in record.items if it.independent is not None]
     if scored:
-        acc_ind = sum(it["independent"]["prediction"] == it["label"] for it in scored) / len(scored)
+        acc_ind = sum(prediction == label for prediction, label in scored) / len(scored)
         if not _close(agg["independent"]["acc"], acc_ind):
             problems.append(f"independent acc {agg['independent']['acc']} != re-aggregated {acc_ind}")
     if agg["independent"].get("n") != len(scored):
@@ -99,13 +100,14 @@ def aggregate_problems(record: dict[str, Any], official_ids: Sequence[int]) -> l
     asked = set(official_ids)
     expected = [
         ledger_record(i, None, "no official sample logged") if i not in official
-        else ledger_record(i, official[i]["acc"] == 1.0)
-        for i in (it["item_id"] for it in record["items"]) if i in asked
+        else ledger_record(i, official[i].acc == 1.0)
+        for i in record.item_ids if i in asked
     ]  # fmt: skip
-    if record["ledger"]["records"] != expected:
-        wrong = [e["id"] for e, r in zip(expected, record["ledger"]["records"], strict=False) if e != r]
+    records = record.ledger["records"]
+    if records != expected:
+        wrong = [e["id"] for e, r in zip(expected, records, strict=False) if e != r]
         problems.append(f"the ledger's records are not the logged outcomes (first differing ids: {wrong[:5]}, "
-                        f"{len(record['ledger']['records'])} records for {len(expected)} items)")  # fmt: skip
-    elif expected and record["ledger"]["summary"] != summarize(expected):
+                        f"{len(records)} records for {len(expected)} items)")  # fmt: skip
+    elif expected and record.ledger["summary"] != summarize(expected):
         problems.append("the ledger's summary is not the summary of its records")
     return problems

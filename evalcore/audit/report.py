@@ -70,7 +70,7 @@ class AuditReport:
 
     levels: dict[int, list[str]] = field(default_factory=dict)
     """Level (1, 2, 3; see :data:`LEVELS`) -> problems found (empty list: the level passed)."""
-    misfiled: list[tuple[int, int]] = field(default_factory=list)
+    misfiled: list[tuple[int, int | None]] = field(default_factory=list)
     """``(logged doc_id, idx of the logged document's content)`` for every wrong id."""
     declared: int = 0
     """Items the protocol selects."""

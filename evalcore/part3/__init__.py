@@ -2,7 +2,8 @@
 
 ``conditions`` (one prompt condition, set up once for scoring and audit), ``experiment``
 (run and audit a condition), ``record`` (the experiment records and their digests),
-``grid`` (the conditions the book runs), ``confirm`` (the one-time unsealing rule). The
+``grid`` (the conditions the book runs), ``confirm`` (the one-time unsealing rule),
+``typed`` (the records as typed, frozen values). The
 statistics these use are a layer of their own, :mod:`evalcore.stats`.
 """
 
@@ -44,6 +45,17 @@ from evalcore.part3.record import (
     schema_problems,
     with_digests,
 )
+from evalcore.part3.typed import (
+    ConfirmRecord,
+    ExperimentRecord,
+    GenerationItem,
+    LikelihoodItem,
+    Pick,
+    ScoredRecord,
+    StoredCondition,
+    Unsealing,
+    read_part3_record,
+)
 
 __all__ = [
     "BASELINE",
@@ -60,7 +72,15 @@ __all__ = [
     "SCHEMA_FILE",
     "SETS",
     "Condition",
+    "ConfirmRecord",
+    "ExperimentRecord",
+    "GenerationItem",
+    "LikelihoodItem",
+    "Pick",
     "PromptFormat",
+    "ScoredRecord",
+    "StoredCondition",
+    "Unsealing",
     "audit_condition",
     "balance_pools",
     "choose",
@@ -74,6 +94,7 @@ __all__ = [
     "encoder_for",
     "open_once",
     "protocol_for",
+    "read_part3_record",
     "record_problems",
     "require_whole",
     "rule_sha256",

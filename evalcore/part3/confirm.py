@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import EvalcoreError, RecordError
-from evalcore.part3.experiment import condition_outcomes
+from evalcore.part3.typed import ConfirmRecord, ExperimentRecord
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.stats.paired import compare_paired
@@ -67,7 +67,7 @@ paired interval excludes zero; "did not hold" otherwise.
 """The rule as committed, word for word; :func:`rule_sha256` digests this text."""
 
 
-def choose(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, str, dict[str, float]]:
+def choose(records: Mapping[str, ExperimentRecord]) -> tuple[str, str, dict[str, float]]:
     """Apply RULE to the dev records: ``(experiment, condition name, {candidate: dev accuracy})``.
 
     Raises:
@@ -80,17 +80,16 @@ def choose(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, str, dict[str
         if exp not in records:
             raise RecordError(f"the rule chooses among experiments {', '.join(EXPERIMENTS)}; record {exp!r} is missing")
         rec = records[exp]
-        labels = {int(k): v for k, v in rec["labels"].items()}
-        for name in rec["order"]:  # as the experiment lists them (the stored mapping is key-sorted)
-            if name not in rec["conditions"]:
+        for name in rec.order:  # as the experiment lists them (the stored mapping is key-sorted)
+            if name not in rec.conditions:
                 raise RecordError(f"experiment {exp} lists condition {name!r}, which its record does not hold")
-            cond = rec["conditions"][name]
+            cond = rec.conditions[name]
             position += 1
-            if "generation" in cond["protocol"]["scoring"]["rule"]:
+            if cond.is_generation:
                 continue
-            acc = sum(condition_outcomes(cond, labels, rec["item_ids"])) / len(rec["item_ids"])
+            acc = sum(rec.outcomes(name)) / len(rec.item_ids)
             accuracies[f"{exp}: {name}"] = acc
-            ranked.append((-acc, cond["protocol"]["prompt"]["num_fewshot"], position, exp, name))
+            ranked.append((-acc, cond.num_fewshot, position, exp, name))
     _, _, _, exp, name = min(ranked)
     return exp, name, accuracies
 
@@ -133,27 +132,20 @@ PER_ITEMS = ("data.item_ids", "prompt.demos_sha256")
 through them, the digest of each item's demos. Everything else must be the dev protocol's."""
 
 
-def _dev_difference(record: Mapping[str, Any], dev_records: Mapping[str, Mapping[str, Any]]) -> float:
-    exp, name = record["chosen"]["experiment"], record["chosen"]["condition"]
-    dev_labels = {int(k): v for k, v in dev_records[exp]["labels"].items()}
-    dev_chosen = condition_outcomes(dev_records[exp]["conditions"][name], dev_labels, dev_records[exp]["item_ids"])
-    base = dev_records["a"]
-    base_labels = {int(k): v for k, v in base["labels"].items()}
-    dev_base = condition_outcomes(base["conditions"][BASELINE], base_labels, base["item_ids"])
+def _dev_difference(record: ConfirmRecord, dev_records: Mapping[str, ExperimentRecord]) -> float:
+    dev_chosen = dev_records[record.chosen.experiment].outcomes(record.chosen.condition)
+    dev_base = dev_records["a"].outcomes(BASELINE)
     return (sum(dev_chosen) - sum(dev_base)) / len(dev_base)
 
 
-def recompute_verdict(record: Mapping[str, Any], dev_records: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def recompute_verdict(record: ConfirmRecord, dev_records: Mapping[str, ExperimentRecord]) -> dict[str, Any]:
     """RULE's report computed again from the confirm record's stored outcomes and the dev records.
 
     The page prints this, never the stored ``verdict``; :func:`confirm_problems` compares the two.
     """
-    labels = {int(k): v for k, v in record["labels"].items()}
-    items = record["item_ids"]
-    name = record["chosen"]["condition"]
     return verdict(
-        condition_outcomes(record["conditions"][name], labels, items),
-        condition_outcomes(record["conditions"][BASELINE], labels, items),
+        record.outcomes(record.chosen.condition),
+        record.outcomes(BASELINE),
         _dev_difference(record, dev_records),
     )
 
@@ -171,7 +163,7 @@ def _differs(stored: Any, again: Any) -> bool:
 
 
 # complexity allowed: one check per field of the confirm record, each a plain if
-def confirm_problems(record: Mapping[str, Any], dev_records: Mapping[str, Mapping[str, Any]]) -> list[str]:  # noqa: C901, PLR0912
+def confirm_problems(record: ConfirmRecord, dev_records: Mapping[str, ExperimentRecord]) -> list[str]:  # noqa: C901, PLR0912
     """Everything the confirm record says that the rule, the dev records and its own outcomes re-derive.
 
     The rule's text and hash; the choice and every dev accuracy, by applying the rule to the
@@ -183,52 +175,49 @@ def confirm_problems(record: Mapping[str, Any], dev_records: Mapping[str, Mappin
         Every problem; empty when the record says what its data and the rule give.
     """
     problems = []
-    if record["rule"] != RULE:
+    if record.rule != RULE:
         problems.append("the stored rule is not the committed RULE")
-    if record["rule_sha256"] != rule_sha256():
+    if record.rule_sha256 != rule_sha256():
         problems.append("rule_sha256 is not the digest of the committed RULE")
     try:
         exp, name, accuracies = choose(dev_records)
     except (RecordError, KeyError, TypeError) as exc:
         return [*problems, f"the rule cannot be applied to the dev records: {exc}"]
-    chosen, baseline = record["chosen"], record["baseline"]
-    if (chosen["experiment"], chosen["condition"]) != (exp, name):
-        problems.append(f"the record says the rule chose {chosen['experiment']}: {chosen['condition']}; "
+    chosen, baseline = record.chosen, record.baseline
+    if (chosen.experiment, chosen.condition) != (exp, name):
+        problems.append(f"the record says the rule chose {chosen.experiment}: {chosen.condition}; "
                         f"applied to the dev records it chooses {exp}: {name}")  # fmt: skip
         return problems
-    if (baseline["experiment"], baseline["condition"]) != ("a", BASELINE):
-        problems.append(
-            f"the baseline is {baseline['experiment']}: {baseline['condition']}, the rule's is a: {BASELINE}"
-        )
+    if (baseline.experiment, baseline.condition) != ("a", BASELINE):
+        problems.append(f"the baseline is {baseline.experiment}: {baseline.condition}, the rule's is a: {BASELINE}")
         return problems
-    devs = (dev_records[exp]["conditions"][name], dev_records["a"]["conditions"][BASELINE])
+    devs = (dev_records[exp].conditions[name], dev_records["a"].conditions[BASELINE])
     for pick, dev in zip((chosen, baseline), devs, strict=True):
-        if pick["dev_fingerprint"] != dev["fingerprint"]:
-            problems.append(f"{pick['condition']}: dev_fingerprint is not the fingerprint of its dev record")
-    wrong = sorted(k for k in set(accuracies) | set(record["dev_accuracies"])
-                   if _differs(record["dev_accuracies"].get(k), accuracies.get(k)))  # fmt: skip
+        if pick.dev_fingerprint != dev.fingerprint:
+            problems.append(f"{pick.condition}: dev_fingerprint is not the fingerprint of its dev record")
+    wrong = sorted(k for k in set(accuracies) | set(record.dev_accuracies)
+                   if _differs(record.dev_accuracies.get(k), accuracies.get(k)))  # fmt: skip
     if wrong:
         problems.append(
             f"dev_accuracies differ from the rule applied to the dev records for {len(wrong)} of "
             f"{len(accuracies)} candidates ({', '.join(wrong[:3])})"
         )
-    if sorted(record["item_ids"]) != sorted(default_task().confirm_ids()):
+    if sorted(record.item_ids) != sorted(default_task().confirm_ids()):
         problems.append("the items are not the sealed confirm set")
-    if set(record["conditions"]) != {name, BASELINE}:
-        problems.append(f"the record scores {sorted(record['conditions'])}, the rule scores {sorted({name, BASELINE})}")
+    if set(record.conditions) != {name, BASELINE}:
+        problems.append(f"the record scores {sorted(record.conditions)}, the rule scores {sorted({name, BASELINE})}")
         return problems
-    for cond_name, dev in ((name, dev_records[exp]["conditions"][name]),
-                           (BASELINE, dev_records["a"]["conditions"][BASELINE])):  # fmt: skip
+    for cond_name, dev in zip((name, BASELINE), devs, strict=True):
         try:
-            differences = diff_protocols(record["conditions"][cond_name]["protocol"], dev["protocol"])
+            differences = diff_protocols(dict(record.conditions[cond_name].protocol), dict(dev.protocol))
         except EvalcoreError as exc:
             problems.append(f"{cond_name}: the protocol cannot be compared: {exc}")
             continue
         problems += [f"{cond_name}: protocol.{d.path} is {d.a!r} on confirm, {d.b!r} in its dev record"
                      for d in differences if not d.path.startswith(PER_ITEMS)]  # fmt: skip
     again = recompute_verdict(record, dev_records)
-    for key in sorted(set(again) | set(record["verdict"])):
-        if _differs(record["verdict"].get(key), again.get(key)):
-            problems.append(f"verdict.{key} is {record['verdict'].get(key)!r}, but the rule applied to the stored "
+    for key in sorted(set(again) | set(record.verdict)):
+        if _differs(record.verdict.get(key), again.get(key)):
+            problems.append(f"verdict.{key} is {record.verdict.get(key)!r}, but the rule applied to the stored "
                             f"outcomes gives {again.get(key)!r}")  # fmt: skip
     return problems

@@ -22,10 +22,10 @@ from evalcore.errors import EvalcoreError
 from evalcore.extras import needs_run_extra
 from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
 from evalcore.part3.record import condition_digest, condition_problems
+from evalcore.part3.typed import StoredCondition
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.protocol.spec import EvalProtocol
-from evalcore.scoring.loglik import argmax_first
 from evalcore.tasks import TaskItem, default_task
 
 __all__ = ["audit_condition", "condition_outcomes", "condition_predictions", "definition_problems", "run_condition"]
@@ -128,16 +128,24 @@ def run_condition(
     return record
 
 
-def condition_predictions(condition: Mapping[str, Any]) -> dict[int, int | None]:
+def _stored(condition: StoredCondition | Mapping[str, Any]) -> StoredCondition:
+    return condition if isinstance(condition, StoredCondition) else StoredCondition.from_json(condition)
+
+
+def condition_predictions(condition: StoredCondition | Mapping[str, Any]) -> dict[int, int | None]:
     """``{item_id: predicted label}`` from a condition's stored scores (ties to the first), or
-    from its parsed generations (None where the answer was neither label)."""
-    return {
-        int(i): entry["parsed"] if "parsed" in entry else argmax_first(entry["loglik"])
-        for i, entry in condition["items"].items()
-    }
+    from its parsed generations (None where the answer was neither label).
+
+    ``condition`` is typed (:class:`evalcore.part3.typed.StoredCondition`) or the JSON
+    :func:`run_condition` returns; :meth:`~evalcore.part3.typed.StoredCondition.predictions`
+    computes it.
+    """
+    return _stored(condition).predictions()
 
 
-def condition_outcomes(condition: Mapping[str, Any], labels: Mapping[int, int], order: Sequence[int]) -> list[int]:
+def condition_outcomes(
+    condition: StoredCondition | Mapping[str, Any], labels: Mapping[int, int], order: Sequence[int]
+) -> list[int]:
     """Per-item correctness (0/1) in ``order``: the paired outcomes the statistics take.
 
     An unparseable generation counts as wrong here (the end-to-end view); the ledger
@@ -146,8 +154,7 @@ def condition_outcomes(condition: Mapping[str, Any], labels: Mapping[int, int], 
     Raises:
         KeyError: an item of ``order`` that the condition did not score.
     """
-    pred = condition_predictions(condition)
-    return [int(pred[i] == labels[i]) for i in order]
+    return _stored(condition).outcomes(labels, order)
 
 
 def definition_problems(
@@ -175,11 +182,16 @@ def definition_problems(
             for d in diff_protocols(stored_protocol, expected)]  # fmt: skip
 
 
+def _as_json(stored: StoredCondition | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored condition as JSON: the audit reads JSON, because it must name values no typed field can hold."""
+    return stored.to_json() if isinstance(stored, StoredCondition) else stored
+
+
 def audit_condition(
     model: Any,
     tokenizer: Any,
     cond: Condition,
-    stored: Mapping[str, Any],
+    stored: StoredCondition | Mapping[str, Any],
     train: Sequence[TaskItem],
     validation: Sequence[TaskItem],
     *,
@@ -213,6 +225,7 @@ def audit_condition(
     from evalcore.audit.recheck import recheck
     from evalcore.scoring.calibration import CONTENT_FREE
 
+    stored = _as_json(stored)
     same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())
     item_ids = stored.get("protocol", {}).get("data", {}).get("item_ids", []) if isinstance(stored, Mapping) else []
     problems = condition_problems(cond.name, stored, item_ids)

@@ -2,8 +2,8 @@
 
 ``store`` (write, claim and read a run record), ``schema`` (its JSON Schema and
 self-digest), ``atomic`` (every file written whole or not at all), ``claims`` (one run per
-directory), ``strictjson`` (JSON read without silent conversions), ``view`` (a record read
-as typed views). Whether a record still says what it said is the next layer's question,
+directory), ``strictjson`` (JSON read without silent conversions), ``typed`` (a record as
+typed, frozen values, read and written exactly). Whether a record still says what it said is the next layer's question,
 :mod:`evalcore.audit`.
 """
 
@@ -43,7 +43,15 @@ from evalcore.records.store import (
     write_record,
 )
 from evalcore.records.strictjson import loads_strict
-from evalcore.records.view import ItemView, LedgerView, RunView, ScoresView, read_run
+from evalcore.records.typed import (
+    SCORERS,
+    IndependentScores,
+    OfficialSample,
+    RunItem,
+    RunRecord,
+    RunSettings,
+    read_run_record,
+)
 
 __all__ = [
     "LOCK_NAME",
@@ -52,12 +60,14 @@ __all__ = [
     "RECORD_NAME",
     "SCHEMA_FILE",
     "SCHEMA_VERSION",
+    "SCORERS",
     "TEMP_PREFIX",
     "UNFINISHED",
-    "ItemView",
-    "LedgerView",
-    "RunView",
-    "ScoresView",
+    "IndependentScores",
+    "OfficialSample",
+    "RunItem",
+    "RunRecord",
+    "RunSettings",
     "begin_record",
     "check_record",
     "claim_holder",
@@ -70,7 +80,7 @@ __all__ = [
     "loads_strict",
     "mark_failed",
     "read_record",
-    "read_run",
+    "read_run_record",
     "record_digest",
     "record_problem",
     "refuse_live_claim",

@@ -91,6 +91,7 @@ def resolve_items(words: Sequence[str]) -> list[int]:
 
 def _run(args: argparse.Namespace) -> int:
     from evalcore.progress import Progress
+    from evalcore.records.typed import RunRecord
     from evalcore.workflow.run import execute_run
 
     words = args.items or ["dev"]
@@ -116,12 +117,13 @@ def _run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()  # a bar left open by a run that stopped early
-    agg, led = record["aggregate"], record["ledger"]["summary"]
+    run = RunRecord.from_json(record, where=str(path))
+    agg, led = run.aggregate, run.ledger["summary"]
     print(f"official acc {agg['official']['acc']} on {agg['official']['n']} items")
     print(f"independent acc {agg['independent']['acc']} on {agg['independent']['n']} items")
-    print(f"ledger: {led['counts']}; fingerprint {record['fingerprint'][:16]}…")
-    print(f"wall {record['timings']['total_s']:.1f} s, peak RSS {record['peak_rss_mb']:.0f} MB, "
-          f"{len(record['warnings'])} warnings, {len(record['failures'])} failures")  # fmt: skip
+    print(f"ledger: {led['counts']}; fingerprint {run.fingerprint[:16]}…")
+    print(f"wall {run.timings['total_s']:.1f} s, peak RSS {run.peak_rss_mb:.0f} MB, "
+          f"{len(run.warnings)} warnings, {len(run.failures)} failures")  # fmt: skip
     print(f"record written: {path}")
     return 0
 
@@ -140,16 +142,16 @@ def _audit(args: argparse.Namespace) -> int:
     from evalcore.audit.numerics import format_tolerance
     from evalcore.audit.report import LEVELS, REDERIVED
     from evalcore.models.loader import load_model, load_tokenizer
-    from evalcore.records.store import read_record
+    from evalcore.records.typed import read_run_record
     from evalcore.tasks import default_task
 
-    record = read_record(args.dir)
+    record = read_run_record(args.dir)
     print("read: the schema and the self-digest hold (a digest detects an accidental edit; "
           "a forger recomputes it, so what follows re-derives)")  # fmt: skip
     rows = tokenizer = model = None
     if args.level >= 2:
-        rows = default_task().load_split("validation", source=record["resources"]["data"]["source"])
-        name = record["resources"]["model"]["name"]
+        rows = default_task().load_split("validation", source=record.data_source)
+        name = record.model_name
         if args.level == 3:
             model, tokenizer = load_model(name)
         else:  # prompts only: the tokenizer, not the weights

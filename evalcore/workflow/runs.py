@@ -49,50 +49,42 @@ def _scores(value: Any, where: str) -> tuple[float, ...]:
 
 
 def _run_record(name: str, path: Path, scorer: str) -> RunItems:
-    from evalcore.records.store import read_record
+    from evalcore.records.typed import read_run_record
 
-    record = read_record(path)
+    record = read_run_record(path)
     items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
     unscored = 0
-    for entry in record["items"]:
-        side = entry.get(scorer)
-        if side is None:
+    for item in record.items:
+        scores = item.scores(scorer)
+        if scores is None:
             unscored += 1
             continue
-        where = f"{name}: item {entry['item_id']} ({scorer})"
-        items[entry["row_sha256"]] = (entry["item_id"], entry["label"], _scores(side.get("loglik"), where))
-    return RunItems(name, record["protocol"], items, unscored)
+        items[item.row_sha256] = (item.item_id, item.label, tuple(float(s) for s in scores))
+    return RunItems(name, record.protocol, items, unscored)
 
 
 def _part3_condition(name: str, path: Path, condition: str) -> RunItems:
-    from evalcore.part3.record import require_whole
-    from evalcore.protocol.jsonvalue import json_object
-    from evalcore.records.strictjson import loads_strict
+    from evalcore.part3.typed import LikelihoodItem, read_part3_record
     from evalcore.tasks import default_task
 
-    try:
-        record = json_object(loads_strict(path.read_text(encoding="utf-8")), str(path))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RecordError(f"{path} is not valid JSON ({exc})") from None
-    require_whole(record, where=str(path))
-    conditions = record["conditions"]
-    if condition not in conditions:
-        listed = "; ".join(repr(name) for name in sorted(conditions))
+    record = read_part3_record(path)
+    if condition not in record.conditions:
+        listed = "; ".join(repr(name) for name in sorted(record.conditions))
         raise InvalidInputError(f"{path} has no condition {condition!r}; it has: {listed}")
     task = default_task()
     committed = task.committed_row_hashes("validation")
     hashes = {i: committed[i] for part in (task.dev_ids(), task.confirm_ids()) for i in part}
-    stored = conditions[condition]["items"]
+    stored = record.conditions[condition].items
     items: dict[str, tuple[int, int, tuple[float, ...]]] = {}
-    for item_id in record["item_ids"]:
+    for item_id in record.item_ids:
         if item_id not in hashes:
             raise RecordError(f"{name}: item {item_id} has no committed row hash (not a dev or confirm item)")
-        entry = stored[str(item_id)]
-        if "loglik" not in entry:
+        entry = stored[item_id]
+        if not isinstance(entry, LikelihoodItem):
             raise InvalidInputError(f"{name} was scored by generation: it stores no scores to compare")
-        label = record["labels"][str(item_id)]
-        items[hashes[item_id]] = (item_id, label, _scores(entry["loglik"], f"{name}: item {item_id}"))
-    return RunItems(name, conditions[condition]["protocol"], items)
+        label = record.labels[item_id]
+        items[hashes[item_id]] = (item_id, label, _scores(list(entry.loglik), f"{name}: item {item_id}"))
+    return RunItems(name, record.conditions[condition].protocol, items)
 
 
 def _content_key(doc: Any) -> str:

@@ -17,8 +17,10 @@ from typing import Any
 from evalbook_pages.exercises import WrongAnswer, given, number
 from evalbook_pages.part3 import outcomes
 from evalbook_pages.views import log_odds
+from evalcore.errors import InvalidInputError
 from evalcore.part3.confirm import verdict
 from evalcore.part3.grid import KS, SETS
+from evalcore.part3.typed import ExperimentRecord, GenerationItem, LikelihoodItem, ScoredRecord
 from evalcore.scoring.calibration import answer_probabilities, calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
 from evalcore.stats.auc import compare_auc
@@ -103,7 +105,7 @@ def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence
     return f"correct: b = {test.only_a}, c = {test.only_b}, p = {test.p_value:.4f}; {want[0]:.3f} to {want[1]:.3f}"
 
 
-def check_ranking_holm(differ: Any, record: Mapping[str, Any], reference: str = "k=0") -> str:
+def check_ranking_holm(differ: Any, record: ScoredRecord, reference: str = "k=0") -> str:
     """*Which demos, how many*: the fixed-set conditions whose ranking (AUC) differs from zero-shot after Holm.
 
     The family is every ``set s, k=K`` condition of ``record``; each is compared with
@@ -117,8 +119,7 @@ def check_ranking_holm(differ: Any, record: Mapping[str, Any], reference: str = 
     """
     names = [f"set {s}, k={k}" for s in range(SETS) for k in KS]
     differ = _names("differ", given("differ", differ), names)
-    labels = {int(k): v for k, v in record["labels"].items()}
-    gold = [labels[i] for i in record["item_ids"]]
+    gold = [record.labels[i] for i in record.item_ids]
     raw = [compare_auc(log_odds(record, x), log_odds(record, reference), gold).p_value for x in names]
     right = _below(names, holm(raw))
     if differ == right:
@@ -139,7 +140,7 @@ def check_ranking_holm(differ: Any, record: Mapping[str, Any], reference: str = 
     raise WrongAnswer(f"differ has {len(differ)} names; {len(right)} conditions survive Holm over all {len(names)}")
 
 
-def check_order_holm(survivors: Any, p_second: Any, record: Mapping[str, Any], reference: str) -> str:
+def check_order_holm(survivors: Any, p_second: Any, record: ExperimentRecord, reference: str) -> str:
     """*Demo order*: which orders differ in accuracy from ``reference`` after Holm, and the second adjusted p.
 
     Args:
@@ -153,7 +154,7 @@ def check_order_holm(survivors: Any, p_second: Any, record: Mapping[str, Any], r
     Raises:
         WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
     """
-    names = [x for x in record["order"] if x != reference]
+    names = [x for x in record.order if x != reference]
     survivors = _names("survivors", given("survivors", survivors), names)
     p_second = number("p_second", given("p_second", p_second))
     base = outcomes(record, reference)
@@ -174,9 +175,7 @@ def check_order_holm(survivors: Any, p_second: Any, record: Mapping[str, Any], r
     return f"correct: {', '.join(sorted(right)) or 'none'} survive; {names[second]}: Holm p = {adjusted[second]:.4f}"
 
 
-def check_calibrated_item(
-    prior_positive: Any, prediction: Any, record: Mapping[str, Any], condition: str, item: int
-) -> str:
+def check_calibrated_item(prior_positive: Any, prediction: Any, record: ScoredRecord, condition: str, item: int) -> str:
     """*Label bias*: the content-free prior's "positive" entry and the calibrated prediction of one item.
 
     Args:
@@ -191,8 +190,11 @@ def check_calibrated_item(
     """
     prior_positive = number("prior_positive", given("prior_positive", prior_positive))
     prediction = given("prediction", prediction)
-    cond = record["conditions"][condition]
-    scores, loglik = cond["content_free"], cond["items"][str(item)]["loglik"]
+    cond = record.conditions[condition]
+    scores, stored = cond.content_free, cond.items[item]
+    if scores is None or not isinstance(stored, LikelihoodItem):
+        raise InvalidInputError(f"{condition!r} stored no content-free scores or no item scores to calibrate")
+    loglik = stored.loglik
     prior = content_free_prior(scores)
     if not _near(prior_positive, prior[1], 1e-6):
         per_input = content_free_prior(scores, method="per-input")
@@ -212,7 +214,7 @@ def check_calibrated_item(
     return f"correct: p_cf(positive) = {prior[1]:.3f}; item {item} is calibrated to {('negative', 'positive')[want]}"
 
 
-def check_biggest_change(change: Any, accuracy_after: Any, record: Mapping[str, Any], reference: str = "k=0") -> str:
+def check_biggest_change(change: Any, accuracy_after: Any, record: ScoredRecord, reference: str = "k=0") -> str:
     """*The three changes*: which single change moves the count correct most, and its accuracy over all items.
 
     Returns:
@@ -235,8 +237,8 @@ def check_biggest_change(change: Any, accuracy_after: Any, record: Mapping[str, 
     correct = outcomes(record, right)
     n = len(correct)
     if not _near(accuracy_after, sum(correct) / n, 1e-9):
-        items = record["conditions"][right]["items"]
-        parsed = [i for i, it in items.items() if it.get("parsed", 0) is not None]
+        items = record.conditions[right].items
+        parsed = [i for i, it in items.items() if not isinstance(it, GenerationItem) or it.parsed is not None]
         if parsed and _near(accuracy_after, sum(correct) / len(parsed), 1e-9):
             raise WrongAnswer(f"accuracy_after divides by the {len(parsed)} parsed items: divide by all {n}")
         if _near(accuracy_after, sum(correct), 1e-9):

@@ -61,6 +61,7 @@ def attempt_part3_forgery(
     from evalbook_pages.part3 import load_record, recheck_record
     from evalcore.errors import RecordError
     from evalcore.part3.grid import conditions
+    from evalcore.part3.typed import ExperimentRecord
     from evalcore.records.atomic import write_json_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -74,10 +75,10 @@ def attempt_part3_forgery(
         return Refusal(forgery.key, "load_record", str(exc).replace(str(directory), "<tmp>").split(": ", 1)[1])
     grid = conditions(train)
     definitions = {c.name: c for exp in grid.values() for c in exp}
-    if "experiment" in record:
-        definitions = {c.name: c for c in grid[record["experiment"]]}
+    if isinstance(record, ExperimentRecord):
+        definitions = {c.name: c for c in grid[record.experiment]}
     _, rows = recheck_record(record, definitions, None, tokenizer, train, validation, n_conditions=0, n_items=0,
-                             unseal="experiment" not in record)  # fmt: skip
+                             unseal=not isinstance(record, ExperimentRecord))  # fmt: skip
     if not rows[0]["ok"]:
         return Refusal(forgery.key, "re-check", rows[0]["identity"].split("; ")[0])
     return Refusal(forgery.key, "accepted", "loaded and re-checked")

@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from evalbook_pages.views import positive_rate, view_row
-from evalcore.errors import RecordError
-from evalcore.part3.experiment import audit_condition, condition_outcomes
-from evalcore.part3.record import record_problems, require_whole
-from evalcore.protocol.jsonvalue import json_object
-from evalcore.records.strictjson import loads_strict
+from evalcore.errors import InvalidInputError, RecordError
+from evalcore.part3.experiment import audit_condition
+from evalcore.part3.record import record_problems
+from evalcore.part3.typed import (
+    ConfirmRecord,
+    ExperimentRecord,
+    GenerationItem,
+    LikelihoodItem,
+    ScoredRecord,
+    read_part3_record,
+)
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 from evalcore.scoring.loglik import argmax_first
 from evalcore.stats.paired import clopper_pearson, compare_paired
@@ -75,12 +81,13 @@ generation-based run and its likelihood run through the harness. A citation, not
 measurement of this book; its item set differs from this book's (another selection salt)."""
 
 
-def load_record(name: str, directory: Path) -> dict[str, Any]:
+def load_record(name: str, directory: Path) -> ExperimentRecord | ConfirmRecord:
     """The record of experiment ``name`` (``a``, ``b``, ..., ``confirm``) in ``directory``, checked whole.
 
     Every item of every condition is checked against the record's digests, the closed
     schema, its fingerprints and demo ids, and the pinned model, data and harness
-    (:func:`evalcore.part3.record.record_problems`) before anything reads it. The confirm
+    (:func:`evalcore.part3.record.record_problems`) before anything reads it, and it is
+    returned typed (:func:`evalcore.part3.typed.read_part3_record`). The confirm
     record is also re-derived from the dev records beside it
     (:func:`evalcore.part3.confirm.confirm_problems`): the rule's choice, every dev
     accuracy and the verdict.
@@ -94,54 +101,54 @@ def load_record(name: str, directory: Path) -> dict[str, Any]:
     if not path.is_file():
         script = "confirm.py" if name == "confirm" else f"part3.py --only {name}"
         raise FileNotFoundError(f"{path} is missing: EVALBOOK_SST2_DIR=... .venv/bin/python experiments/{script}")
-    try:
-        record = loads_strict(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RecordError(f"{path} is not valid JSON ({exc})") from None
-    require_whole(record, where=str(path))
-    if name == "confirm":
+    record = read_part3_record(path)
+    if (name == "confirm") != isinstance(record, ConfirmRecord):
+        raise RecordError(f"{path}: a {'confirm' if isinstance(record, ConfirmRecord) else 'dev'} record under the "
+                          f"name {name!r}")  # fmt: skip
+    if isinstance(record, ConfirmRecord):
         from evalcore.part3.confirm import EXPERIMENTS, confirm_problems
 
-        problems = confirm_problems(record, {exp: load_record(exp, directory) for exp in EXPERIMENTS})
+        dev = {exp: load_record(exp, directory) for exp in EXPERIMENTS}
+        problems = confirm_problems(record, {k: v for k, v in dev.items() if isinstance(v, ExperimentRecord)})
         if problems:
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             raise RecordError(f"{path}: {'; '.join(problems[:3])}{more}")
-    return json_object(record, str(path))  # require_whole refused anything else already
+    return record
 
 
-def _labels(record: Mapping[str, Any]) -> dict[int, int]:
-    return {int(k): v for k, v in record["labels"].items()}
-
-
-def outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
+def outcomes(record: ScoredRecord, condition: str) -> list[int]:
     """Per-item correctness of one condition, in the record's item order."""
-    return condition_outcomes(record["conditions"][condition], _labels(record), record["item_ids"])
+    return record.outcomes(condition)
 
 
-def accuracy(record: Mapping[str, Any], condition: str) -> float:
+def accuracy(record: ScoredRecord, condition: str) -> float:
     """Share of the record's items the condition gets right (its :func:`outcomes`, averaged)."""
-    correct = outcomes(record, condition)
-    return sum(correct) / len(correct)
+    return record.accuracy(condition)
 
 
-def acc_norm_outcomes(record: Mapping[str, Any], condition: str) -> list[int]:
+def acc_norm_outcomes(record: ScoredRecord, condition: str) -> list[int]:
     """Per-item correctness under the harness's ``acc_norm``: argmax of s_ij / len(answer in characters).
 
     The harness computes it for every multiple-choice item (``api/task.py``, ``process_results``)
     whether or not the task reports it; ties go to the first answer, as with ``acc``.
     """
-    cond = record["conditions"][condition]
-    lengths = [len(choice) for choice in cond["protocol"]["prompt"]["choices"]]
+    cond = record.conditions[condition]
+    lengths = [len(choice) for choice in cond.choices]
     pred = {
-        int(i): argmax_first([s / n for s, n in zip(it["loglik"], lengths, strict=True)])
-        for i, it in cond["items"].items()
+        i: argmax_first([s / n for s, n in zip(_scores(it, condition), lengths, strict=True)])
+        for i, it in cond.items.items()
     }
-    labels = _labels(record)
-    return [int(pred[i] == labels[i]) for i in record["item_ids"]]
+    return [int(pred[i] == record.labels[i]) for i in record.item_ids]
+
+
+def _scores(item: LikelihoodItem | GenerationItem, condition: str) -> tuple[float, ...]:
+    if not isinstance(item, LikelihoodItem):
+        raise InvalidInputError(f"{condition!r} stored no scores (scored by generation)")
+    return item.loglik
 
 
 def calibrated_outcomes(
-    record: Mapping[str, Any], condition: str, inputs: Sequence[str] | None = None, method: str = "published"
+    record: ScoredRecord, condition: str, inputs: Sequence[str] | None = None, method: str = "published"
 ) -> tuple[list[int], list[float]]:
     """Per-item correctness after contextual calibration, and the prior p_cf it used.
 
@@ -153,24 +160,23 @@ def calibrated_outcomes(
     Raises:
         KeyError: the condition stored no content-free scores (it is not zero-shot or a fixed set).
     """
-    cond = record["conditions"][condition]
-    scores = cond["content_free"]
+    cond = record.conditions[condition]
+    scores = cond.content_free
+    if scores is None:
+        raise KeyError(f"{condition!r} stored no content-free scores")
     prior = content_free_prior({x: scores[x] for x in (inputs or list(scores))}, method=method)
-    pred = {int(i): calibrated_prediction(it["loglik"], prior) for i, it in cond["items"].items()}
-    labels = _labels(record)
-    return [int(pred[i] == labels[i]) for i in record["item_ids"]], prior
+    pred = {i: calibrated_prediction(_scores(it, condition), prior) for i, it in cond.items.items()}
+    return [int(pred[i] == record.labels[i]) for i in record.item_ids], prior
 
 
-def comparison_rows(
-    record: Mapping[str, Any], reference: str, names: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
+def comparison_rows(record: ScoredRecord, reference: str, names: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per condition: accuracy with its exact interval, positive rate, the AUC and the
     calibrated accuracy (:func:`evalbook_pages.views.view_row`; empty where there are no scores
     or no content-free scores), and the paired comparison with ``reference`` (McNemar's exact
     p, the paired bootstrap interval)."""
     ref = outcomes(record, reference)
     rows = []
-    for name in names or list(record["conditions"]):
+    for name in names or list(record.conditions):
         out = outcomes(record, name)
         lo, hi = clopper_pearson(sum(out), len(out))
         row = {
@@ -196,7 +202,7 @@ def comparison_rows(
 
 
 def recheck_record(
-    record: Mapping[str, Any],
+    record: ExperimentRecord | ConfirmRecord,
     conditions: Mapping[str, Any],
     model: Any,
     tokenizer: Any,
@@ -227,25 +233,26 @@ def recheck_record(
     """
     seed = secrets.randbelow(2**32) if seed is None else seed
     rng = random.Random(seed)
-    names = rng.sample(sorted(record["conditions"]), min(n_conditions, len(record["conditions"])))
-    whole = record_problems(record, validation)  # every item: digests, structure, gold labels against the data
-    if "experiment" in record:  # an experiment holds every condition its grid defines, no more
-        defined, held = set(conditions), set(record["conditions"])
+    names = rng.sample(sorted(record.conditions), min(n_conditions, len(record.conditions)))
+    # every item: digests, structure, gold labels against the data (on the JSON the record was read from)
+    whole = record_problems(record.to_json(), validation)
+    if isinstance(record, ExperimentRecord):  # an experiment holds every condition its grid defines, no more
+        defined, held = set(conditions), set(record.conditions)
         whole += [f"{name}: defined by the grid, missing from the record" for name in sorted(defined - held)]
         whole += [f"{name}: in the record, not defined by the grid" for name in sorted(held - defined)]
-    for name in sorted(set(record["conditions"]) - set(names)):  # definitions, fingerprints, demos: no model run
+    for name in sorted(set(record.conditions) - set(names)):  # definitions, fingerprints, demos: no model run
         if name in conditions:
             found, _ = audit_condition(
-                model, tokenizer, conditions[name], record["conditions"][name], train, validation,
-                recorded_arithmetic=record["arithmetic"], sample=[], unseal=unseal,
+                model, tokenizer, conditions[name], record.conditions[name], train, validation,
+                recorded_arithmetic=record.arithmetic, sample=[], unseal=unseal,
             )  # fmt: skip
             whole += [p if p.startswith(name) else f"{name}: {p}" for p in found]
     whole = list(dict.fromkeys(whole))  # a problem found by both checks is named once
     more = f" (and {len(whole) - 3} more)" if len(whole) > 3 else ""
     rows = [
         {
-            "condition": f"all {len(record['conditions'])} conditions",
-            "items": f"all {len(record['item_ids'])}",
+            "condition": f"all {len(record.conditions)} conditions",
+            "items": f"all {len(record.item_ids)}",
             "identity": "; ".join(whole[:3]) + more or "ok",
             "re-score": "digests, structure, gold labels, fingerprints, demo ids and definitions of every "
             "condition checked; no model run",
@@ -253,15 +260,15 @@ def recheck_record(
         }
     ]
     for name in names:
-        sample = sorted(rng.sample(record["item_ids"], n_items)) if n_items else []
+        sample = sorted(rng.sample(record.item_ids, n_items)) if n_items else []
         problems, verdict = audit_condition(
             model,
             tokenizer,
             conditions[name],
-            record["conditions"][name],
+            record.conditions[name],
             train,
             validation,
-            recorded_arithmetic=record["arithmetic"],
+            recorded_arithmetic=record.arithmetic,
             sample=sample,
             unseal=unseal,
         )

@@ -11,11 +11,12 @@ sample size with :func:`evalcore.stats.paired.clopper_pearson`, Q with
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from evalbook_pages.exercises import WrongAnswer, given, number
 from evalbook_pages.part3 import outcomes
+from evalcore.part3.typed import ScoredRecord
 from evalcore.stats.cochran import cochran_q, permutation_p
 from evalcore.stats.exact import cochran_exact_p
 from evalcore.stats.paired import clopper_pearson, wilson
@@ -80,7 +81,7 @@ def _swapped_q(table: Sequence[Sequence[int]]) -> float:
     return math.nan if denominator == 0 else (k - 1) * (k * sum(r * r for r in rows) - total**2) / denominator
 
 
-def check_cochran_by_hand(q: Any, p_exact: Any, record: Mapping[str, Any], names: Sequence[str]) -> str:
+def check_cochran_by_hand(q: Any, p_exact: Any, record: ScoredRecord, names: Sequence[str]) -> str:
     """Cochran's Q of the conditions ``names`` of ``record`` from its sums, and its exact permutation p.
 
     Args:

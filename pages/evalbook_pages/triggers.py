@@ -285,7 +285,7 @@ def part3(directory: Path, *, data: bool = False) -> Any:
 
     record = load_record("e", directory)
     if data:
-        require_whole(record, load_split("validation"), where=str(directory / "e.json"))
+        require_whole(record.to_json(), load_split("validation"), where=str(directory / "e.json"))
     return record
 
 

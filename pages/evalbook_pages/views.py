@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError
-from evalcore.part3.experiment import condition_outcomes, condition_predictions
+from evalcore.part3.typed import LikelihoodItem, ScoredRecord, StoredCondition
 from evalcore.scoring.calibration import calibrated_prediction, content_free_prior
 from evalcore.stats.auc import AucEstimate, auc_ci, compare_auc
 from evalcore.stats.cochran import cochran_q
@@ -45,56 +45,55 @@ __all__ = [
 ]
 
 
-def _labels(record: Mapping[str, Any]) -> dict[int, int]:
-    return {int(k): v for k, v in record["labels"].items()}
+def _loglik(cond: StoredCondition, i: int, condition: str) -> tuple[float, ...]:
+    item = cond.items[i]
+    if not isinstance(item, LikelihoodItem):
+        raise InvalidInputError(f"{condition!r} stored no scores (scored by generation); it has no log-odds")
+    return item.loglik
 
 
-def log_odds(record: Mapping[str, Any], condition: str) -> list[float]:
+def log_odds(record: ScoredRecord, condition: str) -> list[float]:
     """d_i = s_i,1 - s_i,0 (the second answer, "positive", minus the first), in the record's item order.
 
     Raises:
         InvalidInputError: the condition stored no scores (a generation condition).
     """
-    items = record["conditions"][condition]["items"]
-    first = next(iter(items.values()))
-    if "loglik" not in first:
-        raise InvalidInputError(f"{condition!r} stored no scores (scored by generation); it has no log-odds")
-    return [items[str(i)]["loglik"][1] - items[str(i)]["loglik"][0] for i in record["item_ids"]]
+    cond = record.conditions[condition]
+    scores = [_loglik(cond, i, condition) for i in record.item_ids]
+    return [s[1] - s[0] for s in scores]
 
 
-def says_positive(record: Mapping[str, Any], condition: str) -> list[int]:
+def says_positive(record: ScoredRecord, condition: str) -> list[int]:
     """Per item, in the record's order: 1 where the condition predicts "positive" (label 1), else 0.
 
     The paired outcome for tests of *bias*: McNemar's or Cochran's test on it asks whether
     conditions send different items to "positive", whatever the gold labels.
     """
-    pred = condition_predictions(record["conditions"][condition])
-    return [int(pred[i] == 1) for i in record["item_ids"]]
+    pred = record.conditions[condition].predictions()
+    return [int(pred[i] == 1) for i in record.item_ids]
 
 
-def positive_rate(record: Mapping[str, Any], condition: str) -> float:
+def positive_rate(record: ScoredRecord, condition: str) -> float:
     """Share of items predicted "positive" (label 1)."""
-    pred = condition_predictions(record["conditions"][condition])
+    pred = record.conditions[condition].predictions()
     return sum(p == 1 for p in pred.values()) / len(pred)
 
 
-def ranking(record: Mapping[str, Any], condition: str, confidence: float = 0.95) -> AucEstimate:
+def ranking(record: ScoredRecord, condition: str, confidence: float = 0.95) -> AucEstimate:
     """The AUC of the log-odds against the gold labels, with DeLong's interval."""
-    labels = _labels(record)
-    return auc_ci(log_odds(record, condition), [labels[i] for i in record["item_ids"]], confidence)
+    return auc_ci(log_odds(record, condition), [record.labels[i] for i in record.item_ids], confidence)
 
 
-def calibrated(record: Mapping[str, Any], condition: str, method: str = "published") -> list[int] | None:
+def calibrated(record: ScoredRecord, condition: str, method: str = "published") -> list[int] | None:
     """Per-item correctness after contextual calibration (None when no content-free scores were stored)."""
-    cond = record["conditions"][condition]
-    if "content_free" not in cond:
+    cond = record.conditions[condition]
+    if cond.content_free is None:
         return None
-    prior = content_free_prior(cond["content_free"], method=method)
-    labels = _labels(record)
-    return [int(calibrated_prediction(cond["items"][str(i)]["loglik"], prior) == labels[i]) for i in record["item_ids"]]
+    prior = content_free_prior(cond.content_free, method=method)
+    return [int(calibrated_prediction(_loglik(cond, i, condition), prior) == record.labels[i]) for i in record.item_ids]
 
 
-def lean_rows(record: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, Any]]:
+def lean_rows(record: ScoredRecord, names: Sequence[str]) -> list[dict[str, Any]]:
     """Where a lean comes from: each condition's share predicted positive before and after
     dividing by its content-free prior (contextual calibration), and the paired test of the change.
 
@@ -110,15 +109,14 @@ def lean_rows(record: Mapping[str, Any], names: Sequence[str]) -> list[dict[str,
     """
     rows = []
     for name in names:
-        cond = record["conditions"][name]
-        if "content_free" not in cond:
+        cond = record.conditions[name]
+        if cond.content_free is None:
             raise InvalidInputError(f"{name!r} stored no content-free scores: its prior is unknown")
-        prior = content_free_prior(cond["content_free"])
-        labels = _labels(record)
+        prior = content_free_prior(cond.content_free)
         raw = says_positive(record, name)
-        moved = [calibrated_prediction(cond["items"][str(i)]["loglik"], prior) for i in record["item_ids"]]
+        moved = [calibrated_prediction(_loglik(cond, i, name), prior) for i in record.item_ids]
         test = mcnemar_exact(moved, raw)
-        gold = [labels[i] for i in record["item_ids"]]
+        gold = [record.labels[i] for i in record.item_ids]
         left, left_ci = mcnemar_exact(moved, gold), newcombe_paired_ci(moved, gold)
         rows.append({"condition": name, "predicted positive": sum(raw) / len(raw),
                      "prior on 'negative'": prior[0],
@@ -148,16 +146,15 @@ def balanced_accuracy(correct: Sequence[int], labels: Sequence[int]) -> float:
     return sum(rates) / 2
 
 
-def view_row(record: Mapping[str, Any], condition: str) -> dict[str, Any]:
+def view_row(record: ScoredRecord, condition: str) -> dict[str, Any]:
     """The four views of one condition, as a table row."""
-    labels = _labels(record)
-    out = condition_outcomes(record["conditions"][condition], labels, record["item_ids"])
-    pred = condition_predictions(record["conditions"][condition])
-    n = len(record["item_ids"])
+    out = record.outcomes(condition)
+    pred = record.conditions[condition].predictions()
+    n = len(record.item_ids)
     row: dict[str, Any] = {
         "condition": condition,
         "accuracy": sum(out) / n,
-        "predicted positive": sum(pred[i] == 1 for i in record["item_ids"]) / n,
+        "predicted positive": sum(pred[i] == 1 for i in record.item_ids) / n,
     }
     try:
         rank = ranking(record, condition)
@@ -169,7 +166,7 @@ def view_row(record: Mapping[str, Any], condition: str) -> dict[str, Any]:
     return row
 
 
-Condition = tuple[Mapping[str, Any], str]
+Condition = tuple[ScoredRecord, str]
 """A stored condition: ``(record, condition name)``."""
 
 
@@ -186,12 +183,11 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
     """
     rows: list[dict[str, Any]] = []
     for label, (rec_from, name_from), (rec_to, name_to) in steps:
-        if list(rec_from["item_ids"]) != list(rec_to["item_ids"]):
+        if rec_from.item_ids != rec_to.item_ids:
             raise InvalidInputError(f"{label!r}: the two conditions are scored on other items")
-        labels = _labels(rec_from)
-        gold = [labels[i] for i in rec_from["item_ids"]]
-        before = condition_outcomes(rec_from["conditions"][name_from], labels, rec_from["item_ids"])
-        after = condition_outcomes(rec_to["conditions"][name_to], _labels(rec_to), rec_to["item_ids"])
+        gold = [rec_from.labels[i] for i in rec_from.item_ids]
+        before = rec_from.outcomes(name_from)
+        after = rec_to.outcomes(name_to)
         rank = compare_auc(log_odds(rec_to, name_to), log_odds(rec_from, name_from), gold)
         pos = [positive_rate(r, n) for r, n in ((rec_from, name_from), (rec_to, name_to))]
         rows.append({"one factor": label, "from → to correct": f"{sum(before)} → {sum(after)}",
@@ -208,7 +204,7 @@ def one_factor_rows(steps: Sequence[tuple[str, Condition, Condition]]) -> list[d
     return rows
 
 
-def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str]]) -> list[dict[str, Any]]:
+def sets_agree_rows(record: ScoredRecord, groups: Mapping[Any, Sequence[str]]) -> list[dict[str, Any]]:
     """Cochran's Q for each group of conditions scored on the same items (e.g. five demo sets at one k).
 
     Each row gives the successes per condition, the number of items on which the group
@@ -216,10 +212,9 @@ def sets_agree_rows(record: Mapping[str, Any], groups: Mapping[Any, Sequence[str
     exact where the enumeration fits, which the column ``exact`` says; 1.0 when no item is
     informative), and the permutation p adjusted with Holm's procedure over the groups.
     """
-    labels = _labels(record)
     rows = []
     for key, names in groups.items():
-        outs = [condition_outcomes(record["conditions"][name], labels, record["item_ids"]) for name in names]
+        outs = [record.outcomes(name) for name in names]
         q = cochran_q(outs)
         permuted = cochran_permutation(outs)
         rows.append({"group": key, "correct per condition": ", ".join(map(str, q.successes)),
