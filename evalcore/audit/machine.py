@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalcore.errors import ArithmeticSettingError, InvalidInputError, InvalidTypeError
+from evalcore.extras import needs_run_extra
 
 __all__ = [
     "ARITHMETIC_ENV",
@@ -117,6 +118,7 @@ def _library_line(config: str, marker: str) -> str | None:
     return next((line.strip(" -") for line in config.splitlines() if marker in line), None)
 
 
+@needs_run_extra
 def arithmetic() -> dict[str, Any]:
     """The arithmetic of this process: what decides the last bits of a score.
 

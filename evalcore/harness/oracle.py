@@ -14,11 +14,13 @@ from typing import Any
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.extras import needs_run_extra
 from evalcore.scoring.loglik import MAX_LENGTH
 
 __all__ = ["harness_instances", "harness_lm", "harness_loglikelihood"]
 
 
+@needs_run_extra
 def harness_lm(model: Any, tokenizer: Any, *, batch_size: int = 1) -> Any:
     """lm-eval's ``HFLM`` around an already loaded model: CPU, ``batch_size``, the book's window.
 
@@ -37,6 +39,7 @@ def harness_lm(model: Any, tokenizer: Any, *, batch_size: int = 1) -> Any:
         return HFLM(pretrained=model, tokenizer=tokenizer, device="cpu", batch_size=batch_size, max_length=MAX_LENGTH)
 
 
+@needs_run_extra
 def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Any]:
     """One ``loglikelihood`` ``Instance`` per ``(context, continuation)``, indexed in order."""
     from lm_eval.api.instance import Instance

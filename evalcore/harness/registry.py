@@ -39,6 +39,7 @@ def task_manager() -> Any:
     return TaskManager()
 
 
+@needs_run_extra
 def official_task_config(
     train: Sequence[TaskItem], validation: Sequence[TaskItem], *, task: Task | None = None
 ) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
+from evalcore.extras import needs_run_extra
 from evalcore.processes import writer_alive
 from evalcore.protocol.digest import sha256_file
 from evalcore.protocol.jsonvalue import json_object
@@ -256,6 +257,7 @@ TOKENIZER_PROBES = (
 """Strings whose token ids a cached tokenizer must reproduce before the cache is written."""
 
 
+@needs_run_extra
 def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> None:
     """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place."""
     from transformers import AutoTokenizer

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError
+from evalcore.extras import needs_run_extra
 from evalcore.scoring.loglik import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -29,6 +30,7 @@ PAD_ID = 0
 """Token id used to right-pad a batch; never attended to by a real position."""
 
 
+@needs_run_extra
 def score_rows_batched(
     model: Any,
     tokenizer: Any,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.extras import needs_run_extra
 from evalcore.scoring._batched import PAD_ID
 from evalcore.scoring.loglik import MAX_LENGTH, Candidate, continuation_scores, encode_pair
 
@@ -61,6 +62,7 @@ def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_len
     return out
 
 
+@needs_run_extra
 def score_requests_full(
     model: Any, tokenizer: Any, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
 ) -> list[RequestScore]:
@@ -83,6 +85,7 @@ def score_requests_full(
     return out
 
 
+@needs_run_extra
 def score_requests_shared(
     model: Any, tokenizer: Any, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
 ) -> list[RequestScore]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.errors import InvalidInputError
+from evalcore.extras import needs_run_extra
 from evalcore.scoring._batched import PAD_ID
 from evalcore.scoring._shared_context import RequestScore, encode_requests
 from evalcore.scoring.loglik import MAX_LENGTH, continuation_scores
@@ -55,6 +56,7 @@ def shared_token_prefix(sequences: Sequence[Sequence[int]]) -> int:
     return n
 
 
+@needs_run_extra
 def score_on_shared_demos(
     model: Any,
     tokenizer: Any,

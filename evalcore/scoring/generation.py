@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.extras import needs_run_extra
 
 __all__ = ["MAX_NEW_TOKENS", "greedy_continuation", "parse_label"]
 
@@ -41,6 +42,7 @@ def parse_label(text: str, choices: Sequence[str]) -> int | None:
     return None
 
 
+@needs_run_extra
 def greedy_continuation(
     model: Any, tokenizer: Any, context: str, *, max_new_tokens: int = MAX_NEW_TOKENS
 ) -> tuple[str, list[int]]:

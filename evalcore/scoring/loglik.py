@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.errors import ContextNotPrefixError, InvalidInputError, PromptTooLongError
+from evalcore.extras import needs_run_extra
 from evalcore.protocol.ledger import ledger_record
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -109,6 +110,7 @@ def argmax_first(values: Sequence[float]) -> int:
     return best
 
 
+@needs_run_extra
 def continuation_scores(window: Any, continuation_ids: Sequence[int]) -> tuple[tuple[float, ...], float, bool]:
     """The one log-prob gather: each continuation token's log p, their sum s_ij, and greediness.
 
@@ -164,6 +166,7 @@ class ItemScore:
         return self.prediction == self.gold_index
 
 
+@needs_run_extra
 def score_item(
     model: Any,
     tokenizer: Any,

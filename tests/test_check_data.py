@@ -1,0 +1,86 @@
+"""The data step (scripts/check_data.py, `make data`) and the Makefile's Python check: a fresh machine is told
+what is missing before anything is installed."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "check_data.py"
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env, check=False)
+
+
+def test_the_shared_files_verify(sst2_dir):
+    done = _run("--dir", str(sst2_dir))
+    assert done.returncode == 0 and done.stdout.strip() == f"data: dev.tsv, train.tsv verified in {sst2_dir}"
+    # and the committed digests it checks are the files' own hashes, computed here independently
+    for name in ("dev.tsv", "train.tsv"):
+        assert hashlib.sha256((sst2_dir / name).read_bytes()).hexdigest() in SCRIPT.parent.parent.joinpath(
+            "evalcore", "data", "sst2-digests.json").read_text()  # fmt: skip
+
+
+def test_missing_and_edited_files_are_named_with_where_to_put_them(tmp_path, sst2_dir):
+    shutil.copy(sst2_dir / "dev.tsv", tmp_path / "dev.tsv")
+    with (tmp_path / "dev.tsv").open("a", encoding="utf-8") as handle:
+        handle.write("an added row\t1\n")
+    env = {**os.environ, "EVALBOOK_SST2_DIR": str(tmp_path)}
+    done = _run(env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"data: the SST-2 files in {tmp_path} are not the ones this book pins:"
+    assert lines[1].startswith(f"  - {tmp_path / 'dev.tsv'}: sha256 ") and "expected 54a9c12c" in lines[1]
+    assert lines[2].startswith(f"  - {tmp_path / 'train.tsv'}: missing (expected 67349 rows plus a header")
+    assert "EVALBOOK_SST2_DIR=/path/to/SST-2 make book" in done.stderr
+
+
+def test_the_script_needs_the_standard_library_only():
+    # it runs before the environment exists, under whatever python3 the machine has
+    tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
+    modules = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    }
+    modules |= {
+        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert modules - {"__future__"} <= sys.stdlib_module_names
+
+
+def _fake_python(path: Path, version: str, ok: bool) -> Path:
+    """An interpreter that answers --version with ``version`` and fails (or passes) every -c check."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "Python {version}"; exit 0; fi\nexit {0 if ok else 1}\n'
+    )
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_refuses_another_python_and_an_old_venv_at_once(tmp_path):
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    old = _fake_python(tmp_path / "bin" / "python3.9", "3.9.18", ok=False)
+    done = subprocess.run(["make", "-s", "python-check", f"PYTHON={old}"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "is Python 3.9.18; the environment is locked for Python 3.11" in done.stderr
+    missing = subprocess.run(["make", "-s", "python-check", "PYTHON=no-such-python3.11"], cwd=tmp_path,
+                             capture_output=True, text=True)  # fmt: skip
+    assert missing.returncode != 0 and "no 'no-such-python3.11' found: install Python 3.11" in missing.stderr
+    _fake_python(tmp_path / ".venv" / "bin" / "python", "3.9.18", ok=False)
+    stale = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
+    assert stale.returncode != 0
+    assert (
+        ".venv was made with Python 3.9.18, but the lock is for Python 3.11: remove it (make distclean)" in stale.stderr
+    )
+    _fake_python(tmp_path / ".venv" / "bin" / "python", "3.11.7", ok=True)
+    assert subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True).returncode == 0
