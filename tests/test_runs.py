@@ -117,3 +117,18 @@ def test_a_broken_results_file_beside_the_log_is_refused(tmp_path):
     (tmp_path / "results_1.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(RecordError, match=r"results_1\.json: not the harness's results JSON"):
         read_run(str(tmp_path))
+
+
+def test_a_run_record_of_one_candidate_per_item_is_refused(tmp_path):
+    # The schema and the record checks let one candidate through; a comparison of argmaxes needs two.
+    record = read_record(GOLDEN)
+    del record["record_sha256"]
+    for item in record["items"]:
+        for side in ("official", "independent"):
+            entry = item[side]
+            for key in ("loglik", "continuation_sha256", "is_greedy", "token_logprobs", "continuation_ids"):
+                if key in entry:
+                    entry[key] = entry[key][:1]
+    write_record(tmp_path, record)
+    with pytest.raises(RecordError, match=r"item \d+ \(independent\): candidate scores must be a list of two numbers"):
+        read_run(str(tmp_path))

@@ -4,9 +4,11 @@ Explained in the appendix *The run record* (``book/record-schema.md``). A record
 disk; :meth:`RunRecord.from_json` is the one place it becomes Python values. It accepts
 only what :func:`evalcore.records.schema.record_problem` accepts (the JSON Schema, then
 unique item ids and one score per candidate), so every field below holds the type it
-names. :meth:`RunRecord.to_json` is its exact inverse: the JSON it returns equals the JSON
-read, key for key and number for number (an int score stays an int, ``"-inf"`` comes back
-as ``"-inf"``), so the self-digest of a record read and written again does not move.
+names. :meth:`RunRecord.to_json` is its exact inverse for any record a file can hold: the
+JSON it returns equals the JSON read, key for key and number for number (an int score
+stays an int, ``"-inf"`` comes back as ``"-inf"``), so the self-digest of a record read and
+written again does not move. (JSON has no spelling for an infinite float, so a record
+stores one as ``"-inf"``, and that is what ``to_json`` writes for one.)
 
 The schema closes the top level, each item and each scorer's entry: evalcore decides
 every key there, and each is a typed field here. It leaves open the sections that
@@ -289,7 +291,13 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """A complete run record, typed and frozen; :meth:`from_json` and :meth:`to_json` are its boundary."""
+    """A complete run record, typed and frozen; :meth:`from_json` and :meth:`to_json` are its boundary.
+
+    However it is made (:meth:`from_json`, the constructor, or :func:`dataclasses.replace` of
+    another), it passes :func:`evalcore.records.schema.record_problem`, or it is not made: a
+    ``RunRecord`` with a duplicated item or a missing score cannot exist, so the audit can
+    take one without checking it again.
+    """
 
     schema: str
     """The record format, ``evalbook.run/1``."""
@@ -321,6 +329,11 @@ class RunRecord:
     """Every way the harness log failed to match the request."""
     record_sha256: str
     """The recorded self-digest (checked by :func:`evalcore.records.store.read_record`, not here)."""
+
+    def __post_init__(self) -> None:
+        problem = record_problem(self.to_json())
+        if problem:
+            raise RecordError(f"not a complete run record: {problem}")
 
     @classmethod
     def from_json(cls, record: Any, where: str = "record") -> RunRecord:
@@ -357,7 +370,7 @@ class RunRecord:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON: equal to what :meth:`from_json` read, so its self-digest is unchanged."""
+        """The record as JSON: equal to what :meth:`from_json` read from a file, so its self-digest is unchanged."""
         return {
             "schema": self.schema,
             "status": self.status,

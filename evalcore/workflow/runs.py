@@ -59,7 +59,8 @@ def _run_record(name: str, path: Path, scorer: str) -> RunItems:
         if scores is None:
             unscored += 1
             continue
-        items[item.row_sha256] = (item.item_id, item.label, tuple(float(s) for s in scores))
+        where = f"{name}: item {item.item_id} ({scorer})"
+        items[item.row_sha256] = (item.item_id, item.label, _scores(list(scores), where))
     return RunItems(name, record.protocol, items, unscored)
 
 
