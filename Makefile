@@ -85,14 +85,14 @@ BOOK_BRANCH ?= main
 # kernel per core, one thread each), so the build itself then takes every page from the cache.
 # Both build the two editions: English (_build/html) and then Chinese (_build/html/zh_CN),
 # which executes nothing and takes every output from the English build's cache.
-book: data setup vendor
+book: python-check data setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
 	$(MAKE) --no-print-directory build-book
 	$(MAKE) --no-print-directory book-zh
 
-book-full: data setup vendor
+book-full: python-check data setup vendor
 	$(BIN)/jupyter-book clean --all . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
@@ -156,7 +156,7 @@ browser:
 # the book is built from scratch, natively (both editions), the Chinese catalogues are checked
 # against a fresh extraction, and the built site is checked in Chromium.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
-test: browser data setup lint
+test: browser python-check data setup lint
 	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
 	$(MAKE) --no-print-directory book-full
 	$(MAKE) --no-print-directory catalogues-check
