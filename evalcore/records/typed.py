@@ -293,7 +293,7 @@ class RunSettings:
 class RunRecord:
     """A complete run record, typed and frozen; :meth:`from_json` and :meth:`to_json` are its boundary.
 
-    However it is made (:meth:`from_json`, the constructor, or :func:`dataclasses.replace` of
+    However it is made (:meth:`from_json`, the constructor, or ``dataclasses.replace`` of
     another), it passes :func:`evalcore.records.schema.record_problem`, or it is not made: a
     ``RunRecord`` with a duplicated item or a missing score cannot exist, so the audit can
     take one without checking it again.
