@@ -90,12 +90,38 @@ def page_requests(log: dict) -> list[str]:
     ]
 
 
+def source_pages(site: Path) -> set[str]:
+    """The pages of evalcore's source that sphinx.ext.viewcode writes (``_modules/``), one per module
+    with a reference entry, each the rendering of a module file of the package, plus their index."""
+    pages = {p.relative_to(site).as_posix() for p in (site / "_modules").rglob("*.html")}
+    modules = {p.relative_to(ROOT).with_suffix("").as_posix() for p in (ROOT / "evalcore").rglob("*.py")}
+    modules |= {m.removesuffix("/__init__") for m in modules}
+    strays = sorted(p for p in pages - {"_modules/index.html"} if p.removeprefix("_modules/")[:-5] not in modules)
+    assert strays == [], f"viewcode pages of no evalcore module: {strays}"
+    return pages
+
+
 def test_every_toc_page_was_built_and_nothing_else(site):
     built = {p.relative_to(site).as_posix() for p in site.rglob("*.html")
              if "_static" not in p.parts and p.relative_to(site).parts[0] != "zh_CN"}  # fmt: skip
     built -= {"genindex.html", "search.html"}
     built.discard("index.html")  # the redirect Jupyter Book writes to the root page
-    assert set(toc_pages()) == built
+    sources = source_pages(site)
+    assert len(sources) > 40  # the reference's [source] links land here
+    assert set(toc_pages()) == built - sources
+
+
+@pytest.mark.parametrize(
+    ("page", "name"),
+    [
+        ("_modules/evalcore/errors.html", "EvalcoreError"),
+        ("_modules/evalcore/protocol/fingerprint.html", "protocol_fingerprint"),
+    ],
+)
+def test_a_source_page_renders_offline_over_http(site, server, page, name):
+    dom, urls = load(f"{server}/{page}")
+    assert "</html>" in dom and f">{name}</span>" in dom
+    assert sorted({u for u in urls if not LOCAL.match(u)}) == []
 
 
 @pytest.mark.parametrize("page", toc_pages())

@@ -166,4 +166,50 @@ def test_the_reference_index_links_every_page(site):  # noqa: F811
         if not page.endswith("/index.html"):
             assert f'href="{posixpath.basename(page)}"' in index, page
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", index)).split())
-    assert "pip install .:" in text and "pip install '.[run]' (evalcore[run]):" in text
+    assert "pip install .:" in text and "pip install '.[run]' (evalbook[run]):" in text
+
+
+LINKED_CHAPTER = re.compile(
+    r'<a class="reference internal" href="([^"#]+)"><span class="doc">((?:book|notebooks)/[\w/-]+)\.md</span></a>'
+)
+PLAIN_CHAPTER = re.compile(r'<span class="pre">((?:book|notebooks)/[\w/-]+)\.md</span>')
+"""A page's file named on a reference page: as a link to the page, or left as code."""
+
+
+@pytest.mark.parametrize("edition", ["", "zh_CN"])
+def test_the_reference_links_each_chapter_it_names_in_both_editions(site, edition):  # noqa: F811
+    """ "Explained in the chapter *X* (``book/x.md``)": the file name is a link to that chapter's page."""
+    root = site / edition if edition else site
+    if edition and not (root / "index.html").is_file():
+        pytest.skip("the Chinese edition is not built (make book builds it)")
+    linked, wrong, plain = 0, [], []
+    for page in (p for p in toc_pages() if p.startswith(REFERENCE + "/")):
+        markup = (root / page).read_text(encoding="utf-8")
+        for href, name in LINKED_CHAPTER.findall(markup):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), href))
+            linked += 1
+            if target != f"{name}.html" or not (root / target).is_file():
+                wrong.append(f"{page}: {name}.md -> {href}")
+        plain += [f"{page}: {name}.md" for name in PLAIN_CHAPTER.findall(markup) if (root / f"{name}.html").is_file()]
+    assert wrong == [] and plain == []
+    assert linked >= 40, linked  # the layer modules' docstrings name their chapter
+
+
+def test_every_reference_entry_of_a_function_or_class_links_its_source(site):  # noqa: F811
+    """sphinx.ext.viewcode: a [source] link beside each entry, to the module's code in the site."""
+    checked, missing, broken = 0, [], []
+    for page in (p for p in toc_pages() if p.startswith(REFERENCE + "/") and not p.endswith("/cli.html")):
+        markup = (site / page).read_text(encoding="utf-8")
+        for block in re.findall(r'<dt class="sig sig-object py" id="([^"]+)">(.*?)</dt>', markup, re.S):
+            ident, signature = block
+            if "sig-paren" not in signature:
+                continue  # data and attributes have no source entry of their own
+            checked += 1
+            link = re.search(r'<a class="reference internal" href="([^"#]+)#[^"]*"><span class="viewcode-link">',
+                             signature)  # fmt: skip
+            if link is None:
+                missing.append(ident)
+            elif not (site / posixpath.normpath(posixpath.join(posixpath.dirname(page), link[1]))).is_file():
+                broken.append(f"{ident} -> {link[1]}")
+    assert missing == [] and broken == []
+    assert checked > 150, checked

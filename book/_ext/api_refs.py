@@ -11,9 +11,11 @@ this handler imports the target, finds where it is defined (``__module__`` and
 and points the reference at that entry. A reference whose target does not import, or
 whose canonical entry does not exist, is left alone, and the nitpicky build reports it.
 
-Two smaller adjustments for the reference pages: napoleon is kept away from the prose
-docstrings of data and attributes (:data:`PROSE`), and the command's help texts are
-rendered as typed (:class:`ArgParseAsTyped`).
+Three smaller adjustments for the reference pages: napoleon is kept away from the prose
+docstrings of data and attributes (:data:`PROSE`), the command's help texts are rendered
+as typed (:class:`ArgParseAsTyped`), and a chapter's file named in a docstring ("Explained
+in the chapter *When inputs go wrong* (``book/refusals.md``)") becomes a link to that chapter
+(:class:`ChapterLinks`), in both editions, since it runs after the translation is applied.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -32,6 +35,7 @@ from sphinx.application import Sphinx
 from sphinx.domains.python import PythonDomain
 from sphinx.environment import BuildEnvironment
 from sphinx.pycode import ModuleAnalyzer
+from sphinx.transforms import SphinxTransform
 from sphinx.util.nodes import make_refnode
 from sphinxarg.ext import ArgParseDirective
 
@@ -184,8 +188,36 @@ class ArgParseAsTyped(ArgParseDirective):  # type: ignore[misc]
         return found
 
 
+CHAPTER_FILE = re.compile(r"((?:book|notebooks)/[A-Za-z0-9_/-]+)\.md")
+"""A chapter's source file as docstrings name it: ``book/refusals.md``, ``notebooks/official-run.md``."""
+
+
+class ChapterLinks(SphinxTransform):
+    """On the reference pages, ``book/NAME.md`` in code becomes a link to the page ``book/NAME``.
+
+    It runs after the message catalogues are applied (the i18n transform's priority is 20), so
+    the Chinese edition's translated docstrings get the same links. A file that is not a page
+    of the book stays plain code.
+    """
+
+    default_priority = 800
+
+    def apply(self, **kwargs: Any) -> None:
+        if not self.env.docname.startswith("book/reference/"):
+            return
+        for literal in list(self.document.findall(nodes.literal)):
+            match = CHAPTER_FILE.fullmatch(literal.astext())
+            if match is None or match[1] not in self.env.found_docs:
+                continue
+            ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{match[1]}",
+                               refexplicit=True, refwarn=True)  # fmt: skip
+            literal.replace_self(ref)
+            ref += literal
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinxarg.ext")
+    app.add_transform(ChapterLinks)
     app.add_directive("argparse", ArgParseAsTyped, override=True)
     app.connect("missing-reference", resolve_reexport)
     app.connect("autodoc-process-docstring", keep_prose, priority=400)  # napoleon's handler runs at 500
