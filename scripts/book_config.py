@@ -1,12 +1,13 @@
-"""Write a copy of _config.yml with the repository and the Binder/Colab launch buttons switched on.
+"""Write a copy of _config.yml with the public repository that hosts the book, linked from every page.
 
-Launch buttons open a notebook page on Binder or Colab from the public repository that
-hosts the book, so they need that repository's address, which only the instructor who
-publishes the site knows. `make book BOOK_REPOSITORY_URL=https://github.com/OWNER/REPO`
-calls this script and builds with the result; without the variable the site has no
-launch buttons (and still offers each notebook page as .ipynb and .md downloads).
+Only the instructor who publishes the site knows that address, so the committed
+_config.yml names none. `make book BOOK_REPOSITORY_URL=https://github.com/OWNER/REPO`
+calls this script and builds with the result. The site gets no Binder or Colab launch
+buttons, with or without it: a notebook opened there has neither this package nor its
+pinned environment, and never the SST-2 sentences (which the repository does not hold),
+so its first cell would fail. Each notebook page is offered as .ipynb and .md downloads.
 
-    python scripts/book_config.py https://github.com/OWNER/REPO --branch main --out _build/launch/_config.yml
+    python scripts/book_config.py https://github.com/OWNER/REPO --branch main --out _build/publish/_config.yml
 """
 
 from __future__ import annotations
@@ -21,17 +22,15 @@ import yaml
 from evalcore.records.atomic import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
-BINDER = "https://mybinder.org"
-COLAB = "https://colab.research.google.com"
 URL = re.compile(r"https://(github\.com|gitlab\.com)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(\.git)?/?")
 
 
 class ConfigError(ValueError):
-    """The repository address or branch cannot be used for launch buttons."""
+    """The repository address or branch cannot be used."""
 
 
-def launch_config(base: dict, repository_url: str, branch: str) -> dict:
-    """``base`` with ``repository`` and ``launch_buttons`` set for ``repository_url``.
+def repository_config(base: dict, repository_url: str, branch: str) -> dict:
+    """``base`` with ``repository`` set for ``repository_url`` and the header's repository button on.
 
     Raises:
         ConfigError: not an https GitHub or GitLab repository address, or an empty branch.
@@ -46,10 +45,6 @@ def launch_config(base: dict, repository_url: str, branch: str) -> dict:
     host, owner, repo = match.group(1), match.group(2), match.group(3)
     config = dict(base)
     config["repository"] = {"url": f"https://{host}/{owner}/{repo}", "branch": branch, "path_to_book": ""}
-    buttons = {"notebook_interface": "classic", "binderhub_url": BINDER}
-    if host == "github.com":  # Colab opens notebooks from GitHub only
-        buttons["colab_url"] = COLAB
-    config["launch_buttons"] = buttons
     config["html"] = {**base.get("html", {}), "use_repository_button": True}
     # Jupyter Book resolves local extension paths against the config file's directory, and the
     # generated file lives elsewhere: make them absolute.
@@ -69,13 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     base = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     try:
-        config = launch_config(base, args.repository_url, args.branch)
+        config = repository_config(base, args.repository_url, args.branch)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(args.out, yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-    print(f"launch buttons for {config['repository']['url']} ({args.branch}) -> {args.out}")
+    print(f"repository link {config['repository']['url']} ({args.branch}) -> {args.out}")
     return 0
 
 

@@ -31,6 +31,7 @@ COVERED = (
     "benchmarks/results/*",
     "records/**/*",
     "requirements.lock",
+    "requirements-model.lock",
     "requirements.txt",
     "pyproject.toml",
 )

@@ -1,4 +1,5 @@
-"""The launch-button configuration (scripts/book_config.py), checked through Jupyter Book's own translation."""
+"""The repository configuration (scripts/book_config.py), checked through Jupyter Book's own translation:
+a repository link in the header, and never Binder or Colab launch buttons."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from script_modules import load
 
 ROOT = Path(__file__).resolve().parents[1]
 _script = load("scripts/book_config.py")
-BINDER, COLAB, ConfigError, launch_config = _script.BINDER, _script.COLAB, _script.ConfigError, _script.launch_config
+ConfigError, repository_config = _script.ConfigError, _script.repository_config
 
 BASE = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 
@@ -22,23 +23,22 @@ def test_committed_config_has_no_launch_buttons_and_no_invented_repository():
     assert "repository" not in BASE and "launch_buttons" not in BASE
 
 
-def test_github_gets_binder_and_colab():
-    config = launch_config(BASE, "https://github.com/some-org/eval-book.git", "main")
+def test_a_github_repository_is_linked_without_launch_buttons():
+    config = repository_config(BASE, "https://github.com/some-org/eval-book.git", "main")
     assert config["repository"] == {
         "url": "https://github.com/some-org/eval-book",
         "branch": "main",
         "path_to_book": "",
     }
-    assert config["launch_buttons"]["binderhub_url"] == BINDER
-    assert config["launch_buttons"]["colab_url"] == COLAB
+    assert "launch_buttons" not in config and config["html"]["use_repository_button"] is True
     paths = [Path(path) for path in config["sphinx"]["local_extensions"].values()]
     assert all(path.is_absolute() and path.is_dir() for path in paths)
     assert set(BASE["sphinx"]["local_extensions"].values()) == {"book/_ext"}  # the base is not mutated
 
 
-def test_gitlab_gets_binder_only():
-    config = launch_config(BASE, "https://gitlab.com/some-org/eval-book", "pages")
-    assert "colab_url" not in config["launch_buttons"]
+def test_a_gitlab_repository_is_linked_too():
+    config = repository_config(BASE, "https://gitlab.com/some-org/eval-book", "pages")
+    assert config["repository"]["url"] == "https://gitlab.com/some-org/eval-book" and "launch_buttons" not in config
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_gitlab_gets_binder_only():
 )
 def test_unusable_address_or_branch_refused(url, branch):
     with pytest.raises(ConfigError):
-        launch_config(BASE, url, branch)
+        repository_config(BASE, url, branch)
 
 
 def test_cli_refusal_names_the_value_and_writes_nothing(tmp_path):
@@ -69,7 +69,7 @@ def test_cli_refusal_names_the_value_and_writes_nothing(tmp_path):
     assert not out.exists()
 
 
-def test_jupyter_book_turns_it_into_launch_buttons(tmp_path):
+def test_jupyter_book_turns_it_into_a_repository_button_and_no_launch_buttons(tmp_path):
     out = tmp_path / "_config.yml"
     script = ROOT / "scripts/book_config.py"
     subprocess.run(
@@ -81,5 +81,6 @@ def test_jupyter_book_turns_it_into_launch_buttons(tmp_path):
     options = next(line for line in conf.splitlines() if line.startswith("html_theme_options = "))
     theme = ast.literal_eval(options.split(" = ", 1)[1])
     assert theme["repository_url"] == "https://github.com/some-org/eval-book"
-    assert theme["launch_buttons"]["colab_url"] == COLAB and theme["launch_buttons"]["binderhub_url"] == BINDER
+    buttons = theme.get("launch_buttons", {})
+    assert not buttons.get("binderhub_url") and not buttons.get("colab_url") and not buttons.get("jupyterhub_url")
     assert theme["use_repository_button"] is True

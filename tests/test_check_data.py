@@ -84,3 +84,21 @@ def test_make_refuses_another_python_and_an_old_venv_at_once(tmp_path):
     )
     _fake_python(tmp_path / ".venv" / "bin" / "python", "3.11.7", ok=True)
     assert subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_refuses_another_platform_at_once_with_the_reason(tmp_path):
+    """On macOS (here a fake ``uname`` says Darwin arm64), make stops before looking for Python."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    fake = tmp_path / "bin" / "uname"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\nif [ "$1" = -m ]; then echo arm64; else echo Darwin; fi\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.startswith("make: this machine is Darwin arm64; the book's environment is locked and tested")
+    assert "the package alone (pip install .) runs here" in done.stderr
+    assert "Python" not in done.stderr.splitlines()[-1]  # it did not go on to the Python check
+    here = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
+    assert "this machine is" not in here.stderr

@@ -170,7 +170,7 @@ def test_version_prints_the_installed_version(capsys):
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out.strip() == f"evalcore {evalcore.__version__}"
-    assert evalcore.__version__ == importlib.metadata.version("evalcore")  # the one version, as installed
+    assert evalcore.__version__ == importlib.metadata.version("evalbook")  # the one version, as installed
 
 
 @pytest.mark.parametrize("command", [[], ["prepare"], ["run"], ["audit"]])

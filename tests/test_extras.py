@@ -40,7 +40,7 @@ def test_missing_modules_are_named_with_the_install_command(monkeypatch):
     with pytest.raises(MissingExtraError) as caught:
         require_run_extra("evalcore.models.load_model")
     message = str(caught.value)
-    assert "evalcore.models.load_model needs evalcore[run]" in message and "lm_eval, torch are not installed" in message
+    assert "evalcore.models.load_model needs evalbook[run]" in message and "lm_eval, torch are not installed" in message
     assert INSTALL_RUN in message and "clone of the book's repository" in message
     # the family and the builtin a caller would catch
     assert isinstance(caught.value, EvalcoreError) and isinstance(caught.value, ImportError)
@@ -87,7 +87,7 @@ def test_workflow_entry_points_refuse_without_the_extra(monkeypatch, name):
     module, _, attr = name.rpartition(".")
     func = getattr(importlib.import_module(module), attr)
     _hide(monkeypatch, "torch")
-    with pytest.raises(MissingExtraError, match=rf"{attr} needs evalcore\[run\].*torch is not installed"):
+    with pytest.raises(MissingExtraError, match=rf"{attr} needs evalbook\[run\].*torch is not installed"):
         func()  # the check comes before argument handling and any import of torch
 
 
@@ -154,5 +154,5 @@ def test_the_arithmetic_and_the_scorer_refuse_without_the_extra(monkeypatch, nam
     module, _, attr = name.rpartition(".")
     func = getattr(importlib.import_module(module), attr)
     _hide(monkeypatch, "torch")
-    with pytest.raises(MissingExtraError, match=rf"{attr} needs evalcore\[run\].*torch is not installed"):
+    with pytest.raises(MissingExtraError, match=rf"{attr} needs evalbook\[run\].*torch is not installed"):
         func()

@@ -30,7 +30,7 @@ def test_the_version_is_written_once_and_the_installed_metadata_agrees():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["dynamic"] == ["version"] and "version" not in project["project"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "evalcore.__version__"}
-    assert evalcore.__version__ == version("evalcore")
+    assert evalcore.__version__ == version("evalbook")
     # importing the package does not read the metadata (it used to take most of the import time)
     probe = subprocess.run([sys.executable, "-c", "import sys, evalcore; print('importlib.metadata' in sys.modules)"],
                            capture_output=True, text=True, check=True)  # fmt: skip

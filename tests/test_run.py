@@ -188,3 +188,19 @@ def test_a_run_records_how_its_model_was_loaded(smoke_run):
         "model cache: converted from GGUF into smollm2-135m-instruct-q4_1-"
     )
     assert "weights match the committed conversion" in note
+
+
+def test_a_record_lists_evalcores_version_though_its_distribution_is_named_evalbook():
+    """The distribution is ``evalbook``; a record keys the package by its import name, as for lm_eval."""
+    import importlib.metadata
+    import platform
+
+    import evalcore
+    from evalcore.workflow import PACKAGES, package_versions
+
+    found = package_versions()
+    assert set(found) == {*PACKAGES, "python"}
+    assert found["evalcore"] == evalcore.__version__ == importlib.metadata.version("evalbook")
+    assert found["lm_eval"] == "0.4.9.2" and found["python"] == platform.python_version()
+    with pytest.raises(importlib.metadata.PackageNotFoundError):
+        importlib.metadata.version("evalcore")  # no distribution of that name is installed here

@@ -2,7 +2,7 @@
 
 Builds the wheel from a copy of the sources (nothing is written into the checkout),
 installs it into a new virtualenv with its declared dependencies only (from the
-package index, pinned by requirements.lock), and runs, outside the checkout: the
+package index, at the versions of requirements.lock), and runs, outside the checkout: the
 protocol tools on the committed golden record, its level-1 audit through the API and
 the command, ``evalcore --version``, and the workflow functions, which must refuse
 with the install command of the extra.
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from script_modules import load
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "records" / "golden-dev64" / "run.json"
@@ -71,12 +72,16 @@ def core_venv(tmp_path_factory) -> Path:
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
                   "--disable-pip-version-check", "-w", str(work / "dist"), str(src)], cwd=work)  # fmt: skip
     assert built.returncode == 0, built.stderr
-    (wheel,) = (work / "dist").glob("evalcore-*.whl")
+    (wheel,) = (work / "dist").glob("evalbook-*.whl")
     venv = work / "venv"
     made = _run([sys.executable, "-m", "venv", str(venv)], cwd=work)
     assert made.returncode == 0, made.stderr
+    # The lock's versions as plain constraints (pip takes no extras, e.g. typepy[datetime], in a constraint).
+    constraints = work / "constraints.txt"
+    locked = load("scripts/lockfile.py").parse_lock(ROOT / "requirements.lock")
+    constraints.write_text("".join(f"{name}=={version}\n" for name, (version, _) in sorted(locked.items())))
     installed = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                      str(wheel), "-c", str(ROOT / "requirements.lock")], cwd=work)  # fmt: skip
+                      str(wheel), "-c", str(constraints)], cwd=work)  # fmt: skip
     assert installed.returncode == 0, installed.stderr
     return venv
 
@@ -87,7 +92,7 @@ def _plain(req: Requirement) -> str:
 
 
 def test_wheel_declares_the_core_and_the_run_extra(core_venv):
-    code = "import importlib.metadata as m, json; print(json.dumps(m.requires('evalcore')))"
+    code = "import importlib.metadata as m, json; print(json.dumps(m.requires('evalbook')))"
     done = _run([str(core_venv / "bin" / "python"), "-c", code], cwd=core_venv)
     requires = [Requirement(r) for r in json.loads(done.stdout)]
     core = {_plain(r) for r in requires if r.marker is None}
@@ -111,7 +116,7 @@ def test_core_runs_the_protocol_tools_and_a_level_1_audit(core_venv, tmp_path):
     assert out["overlap"] == {"dev/report": 3}
     assert out["canonical"] == '{"a":[true,null],"b":1}'
     assert out["audit_ok"] and out["audit_summary"].startswith("audit ok at level 1: 64 items")
-    assert "evalcore.models.loader.load_model needs evalcore[run]" in out["refusal"]
+    assert "evalcore.models.loader.load_model needs evalbook[run]" in out["refusal"]
     assert "pip install '.[run]'" in out["refusal"]
 
 
@@ -126,7 +131,7 @@ def test_core_command_line(core_venv, tmp_path):
     assert "level 1 stored scores: ok" in audit.stdout
     run = _run([command, "run", "--smoke", "--out", str(tmp_path / "smoke")], cwd=tmp_path)
     assert run.returncode == 2, run.stdout + run.stderr
-    assert "MissingExtraError" in run.stderr and "evalcore[run]" in run.stderr
+    assert "MissingExtraError" in run.stderr and "evalbook[run]" in run.stderr
     assert not (tmp_path / "smoke").exists(), "refused before anything was written"
 
 
@@ -147,7 +152,7 @@ def test_core_reads_a_killed_runs_claim_and_refuses_the_hub_with_the_extra_named
     hub = subprocess.run([command, "prepare", "--data-source", "hub"], cwd=tmp_path, capture_output=True,
                          text=True, timeout=120, env=online)  # fmt: skip
     assert hub.returncode == 2, hub.stdout + hub.stderr
-    assert "MissingExtraError" in hub.stderr and "evalcore[run]" in hub.stderr and "Traceback" not in hub.stderr
+    assert "MissingExtraError" in hub.stderr and "evalbook[run]" in hub.stderr and "Traceback" not in hub.stderr
 
 
 def test_the_wheel_ships_every_library_module_and_no_page_code(core_venv, tmp_path):

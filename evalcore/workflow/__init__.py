@@ -11,7 +11,7 @@ from evalcore.workflow.checkharness import SHOWN, HarnessCheck, check_command, c
 from evalcore.workflow.cli import ITEM_SETS, entry, main, resolve_items
 from evalcore.workflow.compare import Comparison, compare_runs, format_comparison
 from evalcore.workflow.interrupt import EXIT_BY_SIGNAL, SIGNAL_NAMES, SignalWatch, signal_watch
-from evalcore.workflow.run import PACKAGES, execute_run
+from evalcore.workflow.run import PACKAGES, execute_run, package_versions
 from evalcore.workflow.runs import SCORERS, RunItems, read_run
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "format_check",
     "format_comparison",
     "main",
+    "package_versions",
     "read_run",
     "resolve_items",
     "signal_watch",

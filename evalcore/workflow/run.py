@@ -31,10 +31,20 @@ from evalcore.scoring.loglik import ItemScore, score_items
 from evalcore.tasks import TaskItem, default_task
 from evalcore.workflow.interrupt import SignalWatch, signal_watch
 
-__all__ = ["PACKAGES", "execute_run"]
+__all__ = ["PACKAGES", "execute_run", "package_versions"]
 
 PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "gguf", "numpy", "evalcore")
-"""Packages whose versions every record lists."""
+"""Packages whose versions every record lists, by import name (evalcore's own is ``evalcore.__version__``,
+the version of the distribution ``evalbook`` that installs it)."""
+
+
+def package_versions() -> dict[str, str]:
+    """``{package: version}`` for :data:`PACKAGES`, and the Python that runs them: what a record's
+    ``resources.packages`` holds."""
+    from evalcore import __version__
+
+    found = {p: __version__ if p == "evalcore" else version(p) for p in PACKAGES}
+    return found | {"python": platform.python_version()}
 
 
 def _items(
@@ -203,7 +213,7 @@ def _execute(
                 "validation_rows": len(validation),
                 "validation_digest": protocol.data.digest,
             },
-            "packages": {p: version(p) for p in PACKAGES} | {"python": platform.python_version()},
+            "packages": package_versions(),
         },
         # where the bits came from, and whether they were pinned; not part of the protocol
         "environment": {"arithmetic": (current := arithmetic()), "arithmetic_mode": arithmetic_mode(current)},
