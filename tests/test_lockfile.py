@@ -6,6 +6,9 @@ The index is replaced by a fixture here; `make lock-check` runs the same check a
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from script_modules import load
@@ -117,8 +120,6 @@ def test_each_disagreement_is_named(root):
 def test_the_committed_locks_hash_every_pin_and_the_cpu_wheel_is_the_one_on_disk_where_it_lies():
     """Offline: every pin of the three locks carries a hash; where this machine's wheel folder holds
     torch's CPU build, its hash is that file's (pip checks it again at every install)."""
-    from pathlib import Path
-
     root = _script.ROOT
     for name in _script.LOCKS:
         entries = parse_lock(root / name)
@@ -154,3 +155,29 @@ def test_pypis_own_resolution_must_be_exactly_the_pypi_lock(root, monkeypatch):
     ]
     resolved.update(alpha=Pin("1.0"), torch=Pin("2.13.0"))
     assert _script.resolution_problems(path, ["pip"]) == []
+
+
+@pytest.mark.parametrize("pypi_alone", [False, True])
+def test_resolving_is_always_a_dry_run_and_pypi_alone_ignores_this_machines_settings(tmp_path, monkeypatch, pypi_alone):
+    """The lock is written from pip's report of a dry run: nothing may ever be installed while locking."""
+    seen = {}
+
+    def fake_run(command, env, capture_output, text):
+        seen["command"], seen["env"] = command, env
+        report = command[command.index("--report") + 1]
+        item = _item("alpha", "1.0")
+        Path(report).write_text(json.dumps({"install": [item]}), encoding="utf-8")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(_script.subprocess, "run", fake_run)
+    monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("alpha==1.0\n")
+    pins = _script.resolve(requirements, {"alpha": "1.0"}, pypi_alone=pypi_alone, pip=["mypip"])
+    command = seen["command"]
+    assert pins == {"alpha": Pin("1.0")}
+    assert command[0] == "mypip" and "--dry-run" in command and "--ignore-installed" in command
+    assert command[command.index("install") - 1 : command.index("install")] == (
+        ["--isolated"] if pypi_alone else ["mypip"]
+    )
+    assert ("--index-url" in command) is pypi_alone and ("PIP_FIND_LINKS" in seen["env"]) is not pypi_alone
