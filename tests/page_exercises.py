@@ -1,11 +1,13 @@
 """The book's graded exercises, read from the pages, and run the way a reader runs them.
 
 A graded exercise on a page is, in this order: an ``{exercise}`` directive with a label,
-one or more answer cells whose answers are the placeholder ``None``, one check cell
-tagged ``raises-exception`` that calls a ``check_*`` function of ``evalbook_pages``, and a
+one or more answer cells whose answers are the placeholder ``None``, one check cell that
+calls a ``check_*`` function of ``evalbook_pages`` (untagged: an unanswered check returns
+``Unanswered`` and raises nothing, so a notebook run whole goes on past it), and a
 dropdown ``{solution}`` with one ``python`` block. :func:`run_page_solution` runs the
-page's own text: the answer cells (the check must say ``NotAnswered``), then the solution
-(the check must say ``correct``). Tests of the wrong answers sit beside each check's module.
+page's own text: the answer cells (the check must return ``Unanswered``), then the
+solution (the check must say ``correct``). Tests of the wrong answers sit beside each
+check's module.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from evalbook_pages.exercises import NotAnswered
+from evalbook_pages.exercises import Unanswered
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,13 +62,12 @@ def graded_exercises(page: str) -> dict[str, GradedExercise]:
             continue
         between = text[m.end() : solutions[label].start()]
         cells = list(_CELL.finditer(between))
-        checks = [c for c in cells if "raises-exception" in c["options"] and _CHECK_CALL.search(c["source"])]
+        checks = [c for c in cells if _CHECK_CALL.search(c["source"])]
         if not checks:
             continue
         assert len(checks) == 1, f"{page} {label}: {len(checks)} check cells, expected one"
-        answers = [
-            c["source"] for c in cells if c.start() < checks[0].start() and "raises-exception" not in c["options"]
-        ]
+        assert "raises-exception" not in checks[0]["options"], f"{page} {label}: an unanswered check raises nothing"
+        answers = [c["source"] for c in cells if c.start() < checks[0].start()]
         assert answers, f"{page} {label}: no answer cell before the check"
         found[label] = GradedExercise(page, label, "\n".join(answers), checks[0]["source"], solutions[label]["code"])
     return found
@@ -99,7 +100,7 @@ def run_page_solution(page: str, label: str, names: dict[str, Any] | None = None
     """Run exercise ``label`` of ``page``: placeholders first, then the page's solution; return the verdict.
 
     ``names`` holds what the page's earlier cells define (records, rows, ...); the page's
-    imports are run for you. Fails unless the untouched answer cell gives ``NotAnswered``
+    imports are run for you. Fails unless the untouched answer cell gives ``Unanswered``
     and the solution gives a verdict that starts with ``correct``.
     """
     exercise = graded_exercises(page)[label]
@@ -107,16 +108,19 @@ def run_page_solution(page: str, label: str, names: dict[str, Any] | None = None
     run_cell(page_imports(page), scope)
     untouched = dict(scope)
     run_cell(exercise.answer, untouched)
-    try:
-        run_cell(exercise.check, untouched)
-    except NotAnswered:
-        pass
-    else:
-        raise AssertionError(f"{page} {label}: the check accepted the placeholder answer")
+    pending = run_cell(exercise.check, untouched)
+    assert isinstance(pending, Unanswered), f"{page} {label}: the placeholder answer gave {pending!r}"
     run_cell(exercise.solution, scope)
     verdict = run_cell(exercise.check, scope)
     assert isinstance(verdict, str) and verdict.startswith("correct"), f"{page} {label}: {verdict!r}"
     return verdict
+
+
+def assert_unanswered(verdict: Any, match: str | None = None) -> None:
+    """``verdict`` is a check's :class:`Unanswered`, and its message matches ``match`` (a regex)."""
+    assert isinstance(verdict, Unanswered), f"expected the check to report an unanswered exercise, got {verdict!r}"
+    if match is not None:
+        assert re.search(match, str(verdict)), f"{match!r} not in {str(verdict)!r}"
 
 
 def numbered_chapters() -> list[str]:

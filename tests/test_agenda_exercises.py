@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from page_exercises import ROOT, run_page_solution
+from page_exercises import ROOT, assert_unanswered, run_page_solution
 
 from evalbook_pages.agenda_exercises import (
     check_biggest_change,
@@ -16,7 +16,7 @@ from evalbook_pages.agenda_exercises import (
     check_ranking_holm,
     confirm_outcomes,
 )
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalbook_pages.part3 import RESULTS_FOLDER, load_record, outcomes
 from evalbook_pages.views import log_odds
 from evalcore.part3.confirm import verdict
@@ -69,10 +69,8 @@ def test_exact_tests_wrong_answers(records):
     k, n = sum(two), len(two)
     right = clopper_pearson(k, n)
     assert check_exact_tests(test.p_value, right, two, zero).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_exact_tests(None, right, two, zero)
-    with pytest.raises(NotAnswered):
-        check_exact_tests(test.p_value, None, two, zero)
+    assert_unanswered(check_exact_tests(None, right, two, zero))
+    assert_unanswered(check_exact_tests(test.p_value, None, two, zero))
     with pytest.raises(WrongAnswer, match="one tail"):
         check_exact_tests(tail, right, two, zero)
     all_items = 2 * sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
@@ -107,8 +105,7 @@ def test_ranking_holm_wrong_answers(records):
     unadjusted = {x for x, p in zip(names, raw, strict=True) if p < 0.05}
     assert right and unadjusted != right  # the records make the adjustment matter
     assert check_ranking_holm(sorted(right), a).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_ranking_holm(None, a)
+    assert_unanswered(check_ranking_holm(None, a))
     with pytest.raises(WrongAnswer, match="unadjusted"):
         check_ranking_holm(unadjusted, a)
     with pytest.raises(WrongAnswer, match="McNemar"):
@@ -137,8 +134,7 @@ def test_order_holm_wrong_answers(records):
     second = sorted(range(len(others)), key=lambda i: raw[i])[1]
     assert unadjusted != right and len(others) * raw[second] != adjusted[second]
     assert check_order_holm(right, adjusted[second], b, "order 0123").startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_order_holm(right, None, b, "order 0123")
+    assert_unanswered(check_order_holm(right, None, b, "order 0123"))
     with pytest.raises(WrongAnswer, match="unadjusted"):
         check_order_holm(unadjusted, adjusted[second], b, "order 0123")
     with pytest.raises(WrongAnswer, match="raw p"):
@@ -166,8 +162,7 @@ def test_calibrated_item_wrong_answers(records):
     prior = content_free_prior(scores)
     want = calibrated_prediction(loglik, prior)
     assert check_calibrated_item(prior[1], want, a, "k=0", item).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_calibrated_item(prior[1], None, a, "k=0", item)
+    assert_unanswered(check_calibrated_item(prior[1], None, a, "k=0", item))
     with pytest.raises(WrongAnswer, match="per-input"):
         check_calibrated_item(content_free_prior(scores, method="per-input")[1], want, a, "k=0", item)
     means = [sum(s[j] for s in scores.values()) / len(scores) for j in (0, 1)]
@@ -192,8 +187,7 @@ def test_biggest_change_wrong_answers(records):
     n = len(f.item_ids)
     right = sum(outcomes(f, "greedy generation"))
     assert check_biggest_change("greedy generation", right / n, f).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_biggest_change(None, right / n, f)
+    assert_unanswered(check_biggest_change(None, right / n, f))
     with pytest.raises(WrongAnswer, match="raises the count most"):
         check_biggest_change("prompt form: Review/Sentiment", 0.5, f)
     with pytest.raises(WrongAnswer, match="single changes"):
@@ -223,8 +217,7 @@ def test_confirm_rule_wrong_answers():
     right = [verdict(*confirm_outcomes(s), s["dev_difference"])["held"] for s in SCENARIOS]
     assert right == [True, False, False, True]  # exact: the scenarios were chosen to separate the readings
     assert check_confirm_rule(right, SCENARIOS).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_confirm_rule(None, SCENARIOS)
+    assert_unanswered(check_confirm_rule(None, SCENARIOS))
     with pytest.raises(WrongAnswer, match="sign alone"):
         check_confirm_rule([True, True, False, True], SCENARIOS)
     with pytest.raises(WrongAnswer, match="interval alone"):

@@ -6,9 +6,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from page_exercises import assert_unanswered
 
 from evalbook_pages.capstone import check_capstone, conflict_list
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.overlap import split_overlap
 from evalcore.protocol.spec import DataSpec, EvalProtocol
@@ -74,8 +75,7 @@ def test_the_protocol_may_be_given_as_a_dict_and_conflicts_in_any_orientation(an
 
 @pytest.mark.parametrize("name", ["protocol", "fingerprint", "splits", "conflicts", "ledger", "rates", "failure"])
 def test_each_placeholder_is_named(answer, name):
-    with pytest.raises(NotAnswered, match=name):
-        run(answer, **{name: None})
+    assert_unanswered(run(answer, **{name: None}), name)
 
 
 def test_a_stale_fingerprint(answer, golden):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from page_exercises import ROOT, page_imports, page_text, run_cell, run_page_solution
+from page_exercises import ROOT, assert_unanswered, page_imports, page_text, run_cell, run_page_solution
 
 from evalbook_pages.core_exercises import (
     check_fingerprint_predictions,
     check_overlap_counts,
     check_retry_denominators,
 )
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalcore.records.store import read_record
 
 
@@ -84,8 +84,7 @@ def test_fingerprint_predictions_name_the_wrong_variant(fp_names, flip, match):
 
 def test_fingerprint_predictions_refuse_placeholders_and_shapes(fp_names):
     base, variants = fp_names["base"], fp_names["variants"]
-    with pytest.raises(NotAnswered, match="changes is still None"):
-        check_fingerprint_predictions(None, base, variants)
+    assert_unanswered(check_fingerprint_predictions(None, base, variants), "changes is still None")
     with pytest.raises(WrongAnswer, match="each variant name"):
         check_fingerprint_predictions({"sections reordered": False}, base, variants)
     with pytest.raises(WrongAnswer, match=r"True \(h\(P\) changes\) or False"):
@@ -120,8 +119,7 @@ def test_overlap_counts_tell_each_slip(split_names, answers, match):
 
 
 def test_overlap_counts_refuse_placeholders(split_names):
-    with pytest.raises(NotAnswered, match="i_dev_fresh is still None"):
-        check_overlap_counts(16, 48, None, **split_names)
+    assert_unanswered(check_overlap_counts(16, 48, None, **split_names), "i_dev_fresh is still None")
 
 
 def test_overlap_counts_are_computed_not_stored(split_names):
@@ -170,7 +168,6 @@ def test_retry_denominators_accept_decimals_and_refuse_placeholders(ledger_names
         0.6666666666666666,  # exact: as above
         attempts=retried,
     )
-    with pytest.raises(NotAnswered, match="n_attempts is still None"):
-        check_retry_denominators(None, None, None, None, attempts=retried)
+    assert_unanswered(check_retry_denominators(None, None, None, None, attempts=retried), "n_attempts is still None")
     with pytest.raises(WrongAnswer, match="n_attempts is a count"):
         check_retry_denominators(True, 2 / 6, 2 / 5, 4 / 6, attempts=retried)

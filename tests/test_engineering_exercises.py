@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from page_exercises import ROOT, run_page_solution
+from page_exercises import ROOT, assert_unanswered, run_page_solution
 
 from evalbook_pages.engineering_exercises import (
     OTHER_SALT,
@@ -20,7 +20,7 @@ from evalbook_pages.engineering_exercises import (
     command_cases,
     run_command,
 )
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalbook_pages.speed import best_batch_sizes, ratio_range
 from evalcore.records.store import read_record
 from evalcore.sst2.selection import DEV_SIZE, SALT, VALIDATION_SIZE, dev_ids, hash_order
@@ -41,8 +41,7 @@ def test_pinned_versions_page_solution(golden):
 
 def test_pinned_versions_wrong_answers(golden):
     torch, sha = golden["resources"]["packages"]["torch"], golden["protocol"]["model"]["file_sha256"]
-    with pytest.raises(NotAnswered):
-        check_pinned_versions(None, "0.4.9.2", sha[:12], golden)
+    assert_unanswered(check_pinned_versions(None, "0.4.9.2", sha[:12], golden))
     with pytest.raises(WrongAnswer, match="local label"):
         check_pinned_versions(torch.split("+")[0], "0.4.9.2", sha[:12], golden)
     with pytest.raises(WrongAnswer, match="harness section"):
@@ -68,8 +67,7 @@ def test_salted_order_wrong_answers():
     kept = len(set(dev_ids()) & set(order[:DEV_SIZE]))
     assert check_salted_order(order[:3], kept).startswith("correct")
     assert check_salted_order(tuple(order[:3]), kept).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_salted_order(order[:3], None)
+    assert_unanswered(check_salted_order(order[:3], None))
     with pytest.raises(WrongAnswer, match="committed salt"):
         check_salted_order(dev_ids()[:3], kept)
     with pytest.raises(WrongAnswer, match="smallest ids"):
@@ -140,8 +138,7 @@ def test_exit_statuses_wrong_answers(cases, case, guess, hint):
 
 
 def test_exit_statuses_placeholder_and_missing_cases(cases):
-    with pytest.raises(NotAnswered):
-        check_exit_statuses(None, cases)
+    assert_unanswered(check_exit_statuses(None, cases))
     with pytest.raises(WrongAnswer, match="exactly these cases"):
         check_exit_statuses({"ids-twice": ("InvalidInputError", 2)}, cases)
 
@@ -160,8 +157,7 @@ def test_speedup_page_solution():
 def test_speedup_wrong_answers():
     speedup, span, clear = _speedup_answers()
     assert check_speedup(speedup + 0.004, span, clear, FAIR).startswith("correct")  # a rounded answer
-    with pytest.raises(NotAnswered):
-        check_speedup(speedup, None, clear, FAIR)
+    assert_unanswered(check_speedup(speedup, None, clear, FAIR))
     same_size = FAIR["median"]["evalcore"]["8"] / FAIR["median"]["harness"]["8"]
     if best_batch_sizes(FAIR["median"])["harness"] != "8" and abs(same_size - speedup) > 0.01:
         with pytest.raises(WrongAnswer, match="its best is batch size"):
@@ -186,8 +182,7 @@ def test_time_shares_wrong_answers():
     runner_up = max((g for g in share if g != "linear layers"), key=share.__getitem__)
     evalcore = {g: v["share"] for g, v in FAIR["time_shares"]["evalcore"]["groups"].items()}
     theirs = max((g for g in evalcore if g != "linear layers"), key=evalcore.__getitem__)
-    with pytest.raises(NotAnswered):
-        check_time_shares(runner_up, None, FAIR)
+    assert_unanswered(check_time_shares(runner_up, None, FAIR))
     if theirs != runner_up:
         with pytest.raises(WrongAnswer, match="read the harness's column"):
             check_time_shares(theirs, 1 / (1 - removed), FAIR)
@@ -226,8 +221,7 @@ def test_misfiled_wrong_answers(bugged_dir):
 
     [log] = find_logs(bugged_dir)
     right = {s.doc_id: s.doc["idx"] for s in log.samples if s.doc_id != s.doc["idx"]}
-    with pytest.raises(NotAnswered):
-        check_misfiled(None, bugged_dir)
+    assert_unanswered(check_misfiled(None, bugged_dir))
     with pytest.raises(WrongAnswer, match="must be a dict"):
         check_misfiled(list(right.items()), bugged_dir)
     with pytest.raises(WrongAnswer, match="key by the logged doc_id"):

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from page_exercises import graded_exercises, run_cell, run_page_solution
+from page_exercises import assert_unanswered, graded_exercises, run_cell, run_page_solution
 
 from evalbook_pages import taskconfig
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalbook_pages.nbexercises import check_candidate_score, check_closest_item, check_kshot_task
 from evalcore import sst2
 from evalcore.records.store import read_record
@@ -62,10 +62,12 @@ def test_kshot_check_refuses_placeholders_and_wrong_answers(train, validation):
     pair = dev_ids()[:2]
     scope = _solution_scope("notebooks/reading-the-task.md", "ex-task-fewshot", {"defaults": _defaults(), "sst2": sst2})
     right = scope["kshot_context"]
-    with pytest.raises(NotAnswered, match="same_demos is still None"):
-        check_kshot_task(None, right, train=train, validation=validation, ids=pair)
-    with pytest.raises(NotAnswered, match="kshot_context is still None"):
-        check_kshot_task(False, None, train=train, validation=validation, ids=pair)
+    assert_unanswered(
+        check_kshot_task(None, right, train=train, validation=validation, ids=pair), "same_demos is still None"
+    )
+    assert_unanswered(
+        check_kshot_task(False, None, train=train, validation=validation, ids=pair), "kshot_context is still None"
+    )
     with pytest.raises(WrongAnswer, match="True or False"):
         check_kshot_task("no", right, train=train, validation=validation, ids=pair)
     with pytest.raises(WrongAnswer, match="one generator"):
@@ -118,8 +120,7 @@ def test_candidate_score_check_names_the_typical_mistakes():
     def last_token_only(logits, whole_ids, n_cont):
         return right(logits, whole_ids, 1)
 
-    with pytest.raises(NotAnswered, match="candidate_score is still None"):
-        check_candidate_score(None)
+    assert_unanswered(check_candidate_score(None), "candidate_score is still None")
     with pytest.raises(WrongAnswer, match="must be a function"):
         check_candidate_score(-1.0)
     with pytest.raises(WrongAnswer, match=r"raised IndexError: .* position t predicts token t \+ 1"):
@@ -168,10 +169,8 @@ def test_closest_item_check_names_the_typical_mistakes(golden):
     row = [it["item_id"] for it in golden["items"]].index(item)
     assert check_closest_item(np.int64(item), sst2.CHOICES[predicted], golden).startswith("correct")
     assert check_closest_item(item, predicted, golden).startswith("correct")
-    with pytest.raises(NotAnswered, match="closest_item is still None"):
-        check_closest_item(None, "negative", golden)
-    with pytest.raises(NotAnswered, match="closest_prediction is still None"):
-        check_closest_item(item, None, golden)
+    assert_unanswered(check_closest_item(None, "negative", golden), "closest_item is still None")
+    assert_unanswered(check_closest_item(item, None, golden), "closest_prediction is still None")
     with pytest.raises(WrongAnswer, match="smallest signed margin"):
         check_closest_item(signed, predicted, golden)
     with pytest.raises(WrongAnswer, match="row in the table"):

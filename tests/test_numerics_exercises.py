@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from page_exercises import ROOT, graded_exercises, page_imports, run_cell, run_page_solution
+from page_exercises import ROOT, assert_unanswered, graded_exercises, page_imports, run_cell, run_page_solution
 
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalbook_pages.numerics_exercises import (
     check_audit_verdicts,
     check_closest_to_flip,
@@ -56,8 +56,7 @@ def test_closest_to_flip_page_solution(drift):
 
 def test_closest_to_flip_wrong_answers(drift):
     candidates = [235, 798, 604, 838, 90]
-    with pytest.raises(NotAnswered):
-        check_closest_to_flip(None, False, candidates, drift)
+    assert_unanswered(check_closest_to_flip(None, False, candidates, drift))
     with pytest.raises(WrongAnswer, match="most negative margin"):
         check_closest_to_flip(235, False, candidates, drift)  # the signed minimum
     with pytest.raises(WrongAnswer, match="another candidate's is smaller"):
@@ -95,8 +94,7 @@ def tolerance_case(golden):
 def test_audit_verdicts_wrong_answers(tolerance_case):
     args = tolerance_case["cases"], tolerance_case["stored"], tolerance_case["recorded"]
     taus = {"A": 0.0, "B": ABS_TOL, "C": ABS_TOL, "D": ABS_TOL}
-    with pytest.raises(NotAnswered):
-        check_audit_verdicts(None, taus, *args)
+    assert_unanswered(check_audit_verdicts(None, taus, *args))
     with pytest.raises(WrongAnswer, match="case A re-runs on the record's own arithmetic"):
         check_audit_verdicts({**ANSWERS, "A": True}, {**taus, "A": ABS_TOL}, *args)  # the tolerance everywhere
     with pytest.raises(WrongAnswer, match="case A: max"):
@@ -125,8 +123,7 @@ def test_tie_predictions_page_solution(precision):
 def test_tie_predictions_wrong_answers(precision):
     chosen, scores = [1, 4, 7, 13, 52, 98], precision["scores"]
     right = {1: 0, 4: 1, 7: 0, 13: 0, 52: 0, 98: 1}
-    with pytest.raises(NotAnswered):
-        check_tie_predictions({7, 13, 52}, None, chosen, scores)
+    assert_unanswered(check_tie_predictions({7, 13, 52}, None, chosen, scores))
     assert check_tie_predictions({7, 13, 52}, right, chosen, scores).startswith("correct")
     with pytest.raises(WrongAnswer, match="tied: you named"):
         check_tie_predictions({7, 13}, right, chosen, scores)
@@ -154,8 +151,7 @@ def test_flip_risk_page_solution(precision):
 def test_flip_risk_wrong_answers(precision):
     chosen, scores = [1, 7, 90, 102, 159, 363], precision["scores"]
     risk, flips = {1, 7, 90, 159, 363}, {7, 159, 363}
-    with pytest.raises(NotAnswered):
-        check_flip_risk(risk, None, chosen, scores)
+    assert_unanswered(check_flip_risk(risk, None, chosen, scores))
     assert check_flip_risk(risk, flips, chosen, scores).startswith("correct")
     with pytest.raises(WrongAnswer, match="lists the items that flipped"):
         check_flip_risk(flips, flips, chosen, scores)

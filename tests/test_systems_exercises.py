@@ -7,9 +7,9 @@ import json
 
 import jupytext
 import pytest
-from page_exercises import ROOT, page_imports, run_cell, run_page_solution
+from page_exercises import ROOT, assert_unanswered, page_imports, run_cell, run_page_solution
 
-from evalbook_pages.exercises import NotAnswered, WrongAnswer
+from evalbook_pages.exercises import WrongAnswer
 from evalbook_pages.systems_exercises import (
     TIME_FIELDS,
     ModelRun,
@@ -71,8 +71,7 @@ def test_request_cache_key_wrong_answers(task):
     base, runs = names["base"], names["runs"]
     right = {name: name not in ("3 shots", "a system instruction") for name in runs}
     assert check_request_cache_key(right, task, base, runs).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_request_cache_key(None, task, base, runs)
+    assert_unanswered(check_request_cache_key(None, task, base, runs))
     with pytest.raises(WrongAnswer, match="must map each"):
         check_request_cache_key({"seed 42": True}, task, base, runs)
     with pytest.raises(WrongAnswer, match="'seed 42' changes fewshot_seed, and none of them is in the key"):
@@ -123,8 +122,7 @@ def test_response_cache_wrong_answers():
     second = {"bfloat16": ModelRun("m", "bfloat16", plain), "no space": ModelRun("m", "float32",
               tuple((c, a.strip()) for c, a in plain))}  # fmt: skip
     assert check_response_cache_hits({"bfloat16": True, "no space": False}, first, second).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_response_cache_hits(None, first, second)
+    assert_unanswered(check_response_cache_hits(None, first, second))
     with pytest.raises(WrongAnswer, match=r"'bfloat16' sends the same .* nothing about the model or its dtype"):
         check_response_cache_hits({"bfloat16": False, "no space": False}, first, second)
     with pytest.raises(WrongAnswer, match="'no space' sends other text"):
@@ -153,8 +151,7 @@ def test_item_hashes_wrong_answers():
                 "demo": {**base, "context": "demo\n\n" + base["context"]}}  # fmt: skip
     right = {"label as text": {"doc_hash"}, "demo": {"prompt_hash"}}
     assert check_item_hashes(right, base, variants).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_item_hashes(None, base, variants)
+    assert_unanswered(check_item_hashes(None, base, variants))
     with pytest.raises(WrongAnswer, match="'label as text', target_hash does not change: it hashes str"):
         check_item_hashes(right | {"label as text": {"doc_hash", "target_hash"}}, base, variants)
     with pytest.raises(WrongAnswer, match="'demo', prompt_hash changes too"):
@@ -192,10 +189,8 @@ def test_tracker_edits_wrong_answers():
                               "empty instruction": {"system_instruction": ""}}  # fmt: skip
     right = {"a gguf file": set(), "empty instruction": {"system_instruction"}}
     assert check_tracker_edits(right, False, base, edits).startswith("correct")
-    with pytest.raises(NotAnswered):
-        check_tracker_edits(right, None, base, edits)
-    with pytest.raises(NotAnswered):
-        check_tracker_edits(None, False, base, edits)
+    assert_unanswered(check_tracker_edits(right, None, base, edits))
+    assert_unanswered(check_tracker_edits(None, False, base, edits))
     with pytest.raises(WrongAnswer, match="'a gguf file', model_name does not change"):
         check_tracker_edits(right | {"a gguf file": {"model_name"}}, False, base, edits)
     wrong = right | {"empty instruction": {"system_instruction", "system_instruction_sha"}}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from page_exercises import assert_unanswered
 
-from evalbook_pages.exercises import WIKI_LEDGER_MIX, NotAnswered, WrongAnswer, check_four_item_ledger
+from evalbook_pages.exercises import WIKI_LEDGER_MIX, WrongAnswer, check_four_item_ledger
 from evalbook_pages.wiki_tasks import (
     TEST_ONLY_DOCS,
     build_test_only_task,
@@ -58,10 +59,8 @@ def test_protocol_edits_accepts_a_right_answer(base, changes):
 
 
 def test_protocol_edits_placeholders(base, changes):
-    with pytest.raises(NotAnswered, match=r"reordered"):
-        check_protocol_edits(base, None, changes)
-    with pytest.raises(NotAnswered, match=r"changes"):
-        check_protocol_edits(base, reorder(base), None)
+    assert_unanswered(check_protocol_edits(base, None, changes), r"reordered")
+    assert_unanswered(check_protocol_edits(base, reorder(base), None), r"changes")
 
 
 def test_a_reordered_copy_that_also_changes_a_value(base, changes):
@@ -116,10 +115,8 @@ def test_changes_must_name_the_three_sections(base, changes):
 
 
 def test_fewshot_placeholders_fail_before_the_harness_is_built():
-    with pytest.raises(NotAnswered, match=r"demo_split"):
-        check_fewshot_task(None, None)
-    with pytest.raises(NotAnswered, match=r"demo_ids"):
-        check_fewshot_task("test", None)
+    assert_unanswered(check_fewshot_task(None, None), r"demo_split")
+    assert_unanswered(check_fewshot_task("test", None), r"demo_ids")
 
 
 @pytest.mark.slow
@@ -176,10 +173,10 @@ def test_merge_accepts_the_merged_ledger():
 
 
 def test_merge_placeholders():
-    with pytest.raises(NotAnswered, match=r"merged"):
-        check_merge_task(None, None, None, attempts=ATTEMPTS, policy="retry_errors")
-    with pytest.raises(NotAnswered, match=r"scored_accuracy"):
-        check_merge_task(right()[0], 0.5, None, attempts=ATTEMPTS, policy="retry_errors")
+    assert_unanswered(check_merge_task(None, None, None, attempts=ATTEMPTS, policy="retry_errors"), r"merged")
+    assert_unanswered(
+        check_merge_task(right()[0], 0.5, None, attempts=ATTEMPTS, policy="retry_errors"), r"scored_accuracy"
+    )
 
 
 def test_counting_each_attempt_as_an_item():
@@ -226,10 +223,8 @@ def test_four_item_ledger_accepts_the_rates_and_names_each_typical_mistake():
     assert a_scored > s_e2e
     assert check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, 1).startswith("correct")
     assert check_four_item_ledger(WIKI_RECORDS, 2 / 4, 2 / 3, 1).startswith("correct")  # by hand, as fractions
-    with pytest.raises(NotAnswered, match="records is still None"):
-        check_four_item_ledger(None, s_e2e, a_scored, 1)
-    with pytest.raises(NotAnswered, match="left_out is still None"):
-        check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, None)
+    assert_unanswered(check_four_item_ledger(None, s_e2e, a_scored, 1), "records is still None")
+    assert_unanswered(check_four_item_ledger(WIKI_RECORDS, s_e2e, a_scored, None), "left_out is still None")
     with pytest.raises(WrongAnswer, match="list of 4 ledger records"):
         check_four_item_ledger(WIKI_RECORDS[:3], s_e2e, a_scored, 1)
     with pytest.raises(WrongAnswer, match="the task asks for"):

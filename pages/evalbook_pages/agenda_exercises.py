@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given, number
+from evalbook_pages.exercises import WrongAnswer, given, grader, number
 from evalbook_pages.part3 import outcomes
 from evalbook_pages.views import log_odds
 from evalcore.errors import InvalidInputError
@@ -60,6 +60,7 @@ def _below(names: Sequence[str], p_values: Sequence[float]) -> set[str]:
     return {x for x, p in zip(names, p_values, strict=True) if p < 0.05}
 
 
+@grader
 def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence[int]) -> str:
     """*How sure is one accuracy*: McNemar's exact p of ``a`` against ``b``, and A's exact 95% interval.
 
@@ -72,7 +73,7 @@ def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     p_value, interval = number("p_value", given("p_value", p_value)), given("interval", interval)
     test = mcnemar_exact(a, b)
@@ -105,6 +106,7 @@ def check_exact_tests(p_value: Any, interval: Any, a: Sequence[int], b: Sequence
     return f"correct: b = {test.only_a}, c = {test.only_b}, p = {test.p_value:.4f}; {want[0]:.3f} to {want[1]:.3f}"
 
 
+@grader
 def check_ranking_holm(differ: Any, record: ScoredRecord, reference: str = "k=0") -> str:
     """*Which demos, how many*: the fixed-set conditions whose ranking (AUC) differs from zero-shot after Holm.
 
@@ -115,7 +117,7 @@ def check_ranking_holm(differ: Any, record: ScoredRecord, reference: str = "k=0"
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     names = [f"set {s}, k={k}" for s in range(SETS) for k in KS]
     differ = _names("differ", given("differ", differ), names)
@@ -140,6 +142,7 @@ def check_ranking_holm(differ: Any, record: ScoredRecord, reference: str = "k=0"
     raise WrongAnswer(f"differ has {len(differ)} names; {len(right)} conditions survive Holm over all {len(names)}")
 
 
+@grader
 def check_order_holm(survivors: Any, p_second: Any, record: ExperimentRecord, reference: str) -> str:
     """*Demo order*: which orders differ in accuracy from ``reference`` after Holm, and the second adjusted p.
 
@@ -152,7 +155,7 @@ def check_order_holm(survivors: Any, p_second: Any, record: ExperimentRecord, re
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     names = [x for x in record.order if x != reference]
     survivors = _names("survivors", given("survivors", survivors), names)
@@ -175,6 +178,7 @@ def check_order_holm(survivors: Any, p_second: Any, record: ExperimentRecord, re
     return f"correct: {', '.join(sorted(right)) or 'none'} survive; {names[second]}: Holm p = {adjusted[second]:.4f}"
 
 
+@grader
 def check_calibrated_item(prior_positive: Any, prediction: Any, record: ScoredRecord, condition: str, item: int) -> str:
     """*Label bias*: the content-free prior's "positive" entry and the calibrated prediction of one item.
 
@@ -186,7 +190,7 @@ def check_calibrated_item(prior_positive: Any, prediction: Any, record: ScoredRe
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     prior_positive = number("prior_positive", given("prior_positive", prior_positive))
     prediction = given("prediction", prediction)
@@ -214,6 +218,7 @@ def check_calibrated_item(prior_positive: Any, prediction: Any, record: ScoredRe
     return f"correct: p_cf(positive) = {prior[1]:.3f}; item {item} is calibrated to {('negative', 'positive')[want]}"
 
 
+@grader
 def check_biggest_change(change: Any, accuracy_after: Any, record: ScoredRecord, reference: str = "k=0") -> str:
     """*The three changes*: which single change moves the count correct most, and its accuracy over all items.
 
@@ -221,7 +226,7 @@ def check_biggest_change(change: Any, accuracy_after: Any, record: ScoredRecord,
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     change = given("change", change)
     accuracy_after = number("accuracy_after", given("accuracy_after", accuracy_after))
@@ -262,6 +267,7 @@ def confirm_outcomes(counts: Mapping[str, int]) -> tuple[list[int], list[int]]:
     return chosen, baseline
 
 
+@grader
 def check_confirm_rule(held: Any, scenarios: Sequence[Mapping[str, Any]]) -> str:
     """*The confirm set*: the committed rule's verdict ("held" or not) for each given scenario.
 
@@ -272,7 +278,7 @@ def check_confirm_rule(held: Any, scenarios: Sequence[Mapping[str, Any]]) -> str
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     held = given("held", held)
     if not isinstance(held, list) or len(held) != len(scenarios) or any(not isinstance(h, bool) for h in held):

@@ -2,8 +2,8 @@
 one explained failure, each re-derived from the student's own objects.
 
 Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``, section
-*Capstone*). The contract is that of :mod:`evalbook_pages.exercises`: the check raises
-:class:`~evalbook_pages.exercises.NotAnswered` while an answer is still ``None``,
+*Capstone*). The contract is that of :mod:`evalbook_pages.exercises`: the check returns
+:class:`~evalbook_pages.exercises.Unanswered` while an answer is still ``None``, raises
 :class:`~evalbook_pages.exercises.WrongAnswer` with a hint, and returns a one-line verdict
 starting with ``correct``. Nothing is compared with a stored answer: the fingerprint, the
 two overlap checks and the ledger summary are recomputed from what the student hands in.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalcore.errors import InvalidInputError, SealedItemError
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import summarize_ledger
@@ -136,6 +136,7 @@ def _ledger(ledger: Any, rates: Any, splits: Mapping[str, Mapping[str, str]]) ->
     return summary
 
 
+@grader
 def check_capstone(
     protocol: Any, fingerprint: Any, splits: Any, conflicts: Any, ledger: Any, rates: Any, failure: Any
 ) -> str:
@@ -156,7 +157,6 @@ def check_capstone(
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a part is wrong; the message says which and what to look at.
     """
     protocol, fingerprint = given("protocol", protocol), given("fingerprint", fingerprint)

@@ -3,8 +3,8 @@
 Explained in the notebook *The doc_id bug* (``notebooks/doc-id-bug.md``, exercise
 ``ex-docid-predict``) and the chapter *Why these numbers are not the article's*
 (``book/article-numbers.md``, exercise ``ex-article-label-mix``). The checks follow
-:mod:`evalbook_pages.exercises`: the placeholder ``None`` raises
-:class:`~evalbook_pages.exercises.NotAnswered`, a wrong answer
+:mod:`evalbook_pages.exercises`: the placeholder ``None`` returns
+:class:`~evalbook_pages.exercises.Unanswered`, a wrong answer raises
 :class:`~evalbook_pages.exercises.WrongAnswer` with a hint, a right one returns a line that
 starts with ``correct``. The right answers are computed when a check runs: from the
 pinned harness's own log, or from the article's quoted counts.
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from evalbook_pages.article import ARTICLE_LIKELIHOOD
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalbook_pages.trackers import stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
@@ -81,6 +81,7 @@ def harness_logged_ids(task: Any, ids: Sequence[int]) -> list[tuple[int, int]]:
     return [(s["doc_id"], s["doc"]["idx"]) for s in out["samples"][TASK]]
 
 
+@grader
 def check_logged_doc_ids(logged: Any, fixed: Any, *, samples: Sequence[int], task: Any) -> str:
     """*The doc_id bug*, exercise ``ex-docid-predict``: the doc_id each document gets, and the list that fixes it.
 
@@ -97,7 +98,6 @@ def check_logged_doc_ids(logged: Any, fixed: Any, *, samples: Sequence[int], tas
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     logged, fixed = given("logged", logged), given("fixed", fixed)
@@ -155,6 +155,7 @@ def positives_given(counts: Mapping[str, int], tp: int) -> int:
     return tp + counts["predicted_negative"] - (counts["correct"] - tp)
 
 
+@grader
 def check_label_mix(possible: Any, article_tp: Any, *, counts: Mapping[str, int] = ARTICLE_LIKELIHOOD) -> str:
     """*Why these numbers are not the article's*, exercise ``ex-article-label-mix``: what the article's counts allow.
 
@@ -169,7 +170,6 @@ def check_label_mix(possible: Any, article_tp: Any, *, counts: Mapping[str, int]
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     possible, article_tp = given("possible_positives", possible), given("article_tp", article_tp)

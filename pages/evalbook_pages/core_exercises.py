@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 from evalcore.protocol.ledger import merge_attempts, summarize_ledger
 from evalcore.protocol.overlap import split_overlap
@@ -46,6 +46,7 @@ def _near(a: float, b: float | None) -> bool:
     return b is not None and abs(a - b) <= TOLERANCE
 
 
+@grader
 def check_fingerprint_predictions(changes: Any, base: Any, variants: Mapping[str, Any]) -> str:
     """Protocol identity: for each variant of ``base``, does its fingerprint differ from the base's?
 
@@ -58,7 +59,6 @@ def check_fingerprint_predictions(changes: Any, base: Any, variants: Mapping[str
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: ``changes`` is still ``None``.
         WrongAnswer: a prediction is missing or wrong; the message names the variant and
             what canonical JSON does with it.
     """
@@ -88,6 +88,7 @@ def check_fingerprint_predictions(changes: Any, base: Any, variants: Mapping[str
     return f"correct: h(P) changes for {', '.join(moved) or 'none'}; stays for {', '.join(kept) or 'none'}"
 
 
+@grader
 def check_overlap_counts(
     i_dev_report: Any, i_confirm_report: Any, i_dev_fresh: Any, *, report: Sequence[int], fresh: Sequence[int]
 ) -> str:
@@ -107,7 +108,6 @@ def check_overlap_counts(
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a count is not an int or is wrong; the message says where to look.
     """
     i_dev_report = _count("i_dev_report", given("i_dev_report", i_dev_report))
@@ -151,6 +151,7 @@ def check_overlap_counts(
     )
 
 
+@grader
 def check_retry_denominators(
     n_attempts: Any, s_e2e: Any, a_scored: Any, pass_at_n: Any, *, attempts: Sequence[Mapping[str, Any]]
 ) -> str:
@@ -167,7 +168,6 @@ def check_retry_denominators(
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message names the denominator to use.
     """
     n_attempts = _count("n_attempts", given("n_attempts", n_attempts))

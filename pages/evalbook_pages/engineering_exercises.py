@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalbook_pages.speed import best_batch_sizes, ratio_range
 from evalcore.harness.official import HARNESS_VERSION
 from evalcore.models.loader import DEFAULT_MODEL, MODELS
@@ -42,6 +42,7 @@ OTHER_SALT = SALT.replace("v1", "v2")
 PREFIX_DIGITS = 12  # hex digits of a SHA-256 that the running-the-book exercise asks for
 
 
+@grader
 def check_pinned_versions(torch_version: Any, lm_eval_version: Any, model_sha256_prefix: Any, record: Any) -> str:
     """*Running the book*: the torch build, the lm-eval release and the model file's SHA-256 of ``record``.
 
@@ -57,7 +58,6 @@ def check_pinned_versions(torch_version: Any, lm_eval_version: Any, model_sha256
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer differs from the record; the message says where to look.
     """
     torch_version, lm_eval_version = given("torch_version", torch_version), given("lm_eval_version", lm_eval_version)
@@ -87,6 +87,7 @@ def check_pinned_versions(torch_version: Any, lm_eval_version: Any, model_sha256
     return f"correct: torch {torch}, lm-eval {lm_eval}, model file {sha[:PREFIX_DIGITS]}…: {same}"
 
 
+@grader
 def check_salted_order(first_three: Any, kept: Any, salt: str = OTHER_SALT) -> str:
     """*The chain at a glance*: the first three dev ids under another ``salt``, and how many dev ids stay dev ids.
 
@@ -100,7 +101,6 @@ def check_salted_order(first_three: Any, kept: Any, salt: str = OTHER_SALT) -> s
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a wrong answer; the message names the usual slip it matches.
         ValueError: ``salt`` is the committed salt, which the exercise changes.
     """
@@ -189,6 +189,7 @@ def _status_hint(wrong: Any, right: int) -> str:
     return hints.get(right, f"a refusal by evalcore exits with {right}")
 
 
+@grader
 def check_exit_statuses(predicted: Any, cases: Mapping[str, Sequence[str]]) -> str:
     """*When inputs go wrong*: ``predicted`` maps each case of :func:`command_cases` to ``(error class, status)``.
 
@@ -200,7 +201,6 @@ def check_exit_statuses(predicted: Any, cases: Mapping[str, Sequence[str]]) -> s
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: ``predicted`` is still ``None``.
         WrongAnswer: a case's class or status differs; the message says why.
     """
     predicted = given("predicted", predicted)
@@ -226,6 +226,7 @@ def _near(a: Any, b: float, tol: float) -> bool:
     return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(a - b) <= tol
 
 
+@grader
 def check_speedup(speedup: Any, speedup_range: Any, clearly_faster: Any, fair: Mapping[str, Any]) -> str:
     """*How fast is it?*: evalcore at batch size 8 against the harness at its best, from the fair record.
 
@@ -241,7 +242,6 @@ def check_speedup(speedup: Any, speedup_range: Any, clearly_faster: Any, fair: M
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer off by more than the rounding allowed; the message says why.
     """
     speedup, speedup_range = given("speedup", speedup), given("speedup_range", speedup_range)
@@ -265,6 +265,7 @@ def check_speedup(speedup: Any, speedup_range: Any, clearly_faster: Any, fair: M
     return f"correct: {right:.2f} times as fast, from {low:.2f} to {high:.2f} over the repeats"
 
 
+@grader
 def check_time_shares(runner_up: Any, gain: Any, fair: Mapping[str, Any]) -> str:
     """*Where the time goes*: the harness's largest group after the linear layers, and Amdahl's bound.
 
@@ -279,7 +280,6 @@ def check_time_shares(runner_up: Any, gain: Any, fair: Mapping[str, Any]) -> str
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a wrong group or gain; the message names the slip it matches.
     """
     runner_up, gain = given("runner_up", runner_up), given("gain", gain)
@@ -301,6 +301,7 @@ def check_time_shares(runner_up: Any, gain: Any, fair: Mapping[str, Any]) -> str
     return f"correct: {ranked[0]}; without it and the log-softmax ({100 * removed:.1f} %), {right:.2f} times as fast"
 
 
+@grader
 def check_misfiled(moved: Any, directory: str | Path) -> str:
     """*Auditing your own runs*: the bugged run's misfiled lines, read from its samples file.
 
@@ -312,7 +313,6 @@ def check_misfiled(moved: Any, directory: str | Path) -> str:
         A verdict that starts with ``correct``.
 
     Raises:
-        NotAnswered: ``moved`` is still ``None``.
         WrongAnswer: not a dict, or other lines; the message names the slip it matches.
     """
     from evalcore.harness.logs import find_logs

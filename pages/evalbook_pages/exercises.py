@@ -1,18 +1,23 @@
 """Graded practice tasks: checks that pass only for a correct answer, and say what is wrong otherwise.
 
 Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``). Each
-``check_*`` function takes the student's answer, raises :class:`NotAnswered` while the
-answer is still the placeholder ``None``, raises :class:`WrongAnswer` with a hint that
-names what is wrong, and returns a one-line verdict when everything holds. The checks
+``check_*`` function takes the student's answer, returns :class:`Unanswered` (which shows
+what to fill in) while the answer is still the placeholder ``None``, raises
+:class:`WrongAnswer` with a hint that names what is wrong, and returns a one-line verdict
+when everything holds. An unanswered exercise is a state of the page, not an error: a
+notebook run whole (JupyterLab's *Run All*) goes on past it, and stops only at a wrong
+answer. Each check is written as if it raised :class:`NotAnswered` (through :func:`given`);
+the decorator :func:`grader` turns that into the returned :class:`Unanswered`. The checks
 use evalcore's own tools (fingerprint, overlap, ledger), so passing one means the
 student's object behaves as the tool expects, not that it matches one written answer.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
@@ -22,11 +27,13 @@ from evalcore.protocol.overlap import content_overlap, split_overlap
 __all__ = [
     "WIKI_LEDGER_MIX",
     "NotAnswered",
+    "Unanswered",
     "WrongAnswer",
     "check_fingerprint_task",
     "check_four_item_ledger",
     "check_split_task",
     "given",
+    "grader",
     "number",
 ]
 
@@ -39,11 +46,45 @@ class WrongAnswer(InvalidInputError):
     """The answer is checked and wrong; the message says what to look at."""
 
 
+class Unanswered:
+    """What a check returns while an answer is still ``None``: the message, shown as the cell's output."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return self.message
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython shows the message, unquoted
+        printer.text(self.message)
+
+
+_P = ParamSpec("_P")
+
+
+def grader(check: Callable[_P, str]) -> Callable[_P, str | Unanswered]:
+    """``check`` with its :class:`NotAnswered` returned as :class:`Unanswered` instead of raised."""
+
+    @functools.wraps(check)
+    def graded(*args: _P.args, **kwargs: _P.kwargs) -> str | Unanswered:
+        try:
+            return check(*args, **kwargs)
+        except NotAnswered as unanswered:
+            return Unanswered(str(unanswered))
+
+    return graded
+
+
 def given(name: str, value: Any) -> Any:
     """``value``, once the student has replaced the placeholder ``None``; every check starts here.
 
     Raises:
-        NotAnswered: ``value`` is still ``None``; the message names the answer by ``name``.
+        NotAnswered: ``value`` is still ``None``; the message names the answer by ``name`` (the
+            check's :func:`grader` returns it as :class:`Unanswered`).
     """
     if value is None:
         raise NotAnswered(f"{name} is still None: complete the cell above, then run this one again")
@@ -61,6 +102,7 @@ def number(name: str, value: Any) -> float:
     return float(value)
 
 
+@grader
 def check_fingerprint_task(base: Any, changed: Any, field: Any) -> str:
     """Task 1: ``changed`` differs from ``base`` in exactly one field, named by ``field`` (a dotted path).
 
@@ -79,6 +121,7 @@ def check_fingerprint_task(base: Any, changed: Any, field: Any) -> str:
     return f"correct: only {field} differs, and the fingerprint changed with it ({before}… -> {after}…)"
 
 
+@grader
 def check_split_task(splits: Any) -> str:
     """Task 2: three splits of three items each, with one id shared and one text filed under two ids.
 
@@ -110,6 +153,7 @@ WIKI_LEDGER_MIX = {"passed": 2, "failed": 1, "error": 1}
 """The wiki's third practice task: a ledger of four items that end in these states."""
 
 
+@grader
 def check_four_item_ledger(records: Any, success_rate: Any, scored_accuracy: Any, left_out: Any) -> str:
     """The wiki's third task: a four-item ledger, both rates by hand, and what the higher one leaves out.
 
@@ -125,7 +169,6 @@ def check_four_item_ledger(records: Any, success_rate: Any, scored_accuracy: Any
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     records = given("records", records)

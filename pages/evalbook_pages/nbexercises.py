@@ -4,8 +4,8 @@ Explained in the notebooks *Reading the task* (``notebooks/reading-the-task.md``
 ``ex-task-fewshot``), *Scoring candidates by hand* (``notebooks/scoring-by-hand.md``,
 ``ex-score-two-tokens``) and *Running the official harness* (``notebooks/official-run.md``,
 ``ex-official-closest``). The contract is that of :mod:`evalbook_pages.exercises`: a check
-raises :class:`~evalbook_pages.exercises.NotAnswered` while an answer is still the
-placeholder ``None``, :class:`~evalbook_pages.exercises.WrongAnswer` with a hint that
+returns :class:`~evalbook_pages.exercises.Unanswered` while an answer is still the
+placeholder ``None``, raises :class:`~evalbook_pages.exercises.WrongAnswer` with a hint that
 names what is wrong, and returns a one-line verdict starting with ``correct`` when
 everything holds. The right answer is never written here: it is what the pinned harness
 builds, what evalcore's own gather computes, or what the reader's record holds, when the
@@ -19,7 +19,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalcore.harness.registry import harness_fewshot_contexts
 from evalcore.scoring.fewshot import HARNESS_FEWSHOT_SEED, harness_demo_ids
 from evalcore.scoring.loglik import argmax_first, continuation_scores
@@ -74,6 +74,7 @@ def _score_variants(log_probs: Any, logits: Any, whole: Sequence[int], n_cont: i
     }
 
 
+@grader
 def check_candidate_score(candidate_score: Any) -> str:
     """*Scoring candidates by hand*, exercise ``ex-score-two-tokens``: s_ij from raw logits.
 
@@ -89,7 +90,6 @@ def check_candidate_score(candidate_score: Any) -> str:
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: the answer is still ``None``.
         WrongAnswer: the function fails or computes another number; the message says which mistake.
     """
     import torch
@@ -140,6 +140,7 @@ def _choice(name: str, value: Any) -> int:
     raise WrongAnswer(f"{name} must be one of {list(CHOICES)} (or its index), got {value!r}")
 
 
+@grader
 def check_closest_item(closest_item: Any, closest_prediction: Any, record: Mapping[str, Any]) -> str:
     """*Running the official harness*, exercise ``ex-official-closest``: the least sure item and its prediction.
 
@@ -156,7 +157,6 @@ def check_closest_item(closest_item: Any, closest_prediction: Any, record: Mappi
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     closest_item = _integer("closest_item", given("closest_item", closest_item))
@@ -194,6 +194,7 @@ def _first_difference(want: str, got: str) -> int:
     return next((n for n, (a, b) in enumerate(zip(want, got, strict=False)) if a != b), min(len(want), len(got)))
 
 
+@grader
 def check_kshot_task(
     same_demos: Any,
     kshot_context: Any,
@@ -225,7 +226,6 @@ def check_kshot_task(
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     same_demos, kshot_context = given("same_demos", same_demos), given("kshot_context", kshot_context)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalcore.audit.numerics import compare_scores
 from evalcore.audit.recheck import recheck
 from evalcore.scoring.loglik import argmax_first
@@ -41,6 +41,7 @@ def _names(ids: Collection[int]) -> str:
     return "{" + ", ".join(map(str, sorted(ids))) + "}" if ids else "set()"
 
 
+@grader
 def check_closest_to_flip(closest: Any, could_flip: Any, candidates: Sequence[int], drift: Mapping[str, Any]) -> str:
     """The numerics chapter: the candidate nearest to a flip, and whether the measured drift could flip it.
 
@@ -60,7 +61,6 @@ def check_closest_to_flip(closest: Any, could_flip: Any, candidates: Sequence[in
         A one-line verdict starting with "correct".
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: the item or the verdict is wrong; the message says what to look at.
     """
     closest, could_flip = given("closest", closest), given("could_flip", could_flip)
@@ -91,6 +91,7 @@ def check_closest_to_flip(closest: Any, could_flip: Any, candidates: Sequence[in
     )
 
 
+@grader
 def check_audit_verdicts(
     passes: Any,
     tolerances: Any,
@@ -115,7 +116,6 @@ def check_audit_verdicts(
         A one-line verdict starting with "correct".
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a verdict or a tolerance is wrong; the message names the case.
     """
     passes, tolerances = given("passes", passes), given("tolerances", tolerances)
@@ -145,6 +145,7 @@ def check_audit_verdicts(
     return f"correct: {summary}"
 
 
+@grader
 def check_tie_predictions(
     tied: Any, predicted: Any, chosen: Sequence[int], scores: Mapping[str, Mapping[int, Sequence[float]]]
 ) -> str:
@@ -163,7 +164,6 @@ def check_tie_predictions(
         A one-line verdict starting with "correct".
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: a tie or a prediction is wrong; the message names the item.
     """
     tied, predicted = _id_set("tied", given("tied", tied)), given("predicted", predicted)
@@ -188,6 +188,7 @@ def check_tie_predictions(
     return f"correct: ties {_names(ties)}, each predicted 'negative'; predictions {dict(sorted(predicted.items()))}"
 
 
+@grader
 def check_flip_risk(
     at_risk: Any, flipped: Any, chosen: Sequence[int], scores: Mapping[str, Mapping[int, Sequence[float]]]
 ) -> str:
@@ -207,7 +208,6 @@ def check_flip_risk(
         A one-line verdict starting with "correct".
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: either set is wrong; the message says what to look at.
     """
     at_risk, flipped = _id_set("at_risk", given("at_risk", at_risk)), _id_set("flipped", given("flipped", flipped))

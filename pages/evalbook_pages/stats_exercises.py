@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given, number
+from evalbook_pages.exercises import WrongAnswer, given, grader, number
 from evalbook_pages.part3 import outcomes
 from evalcore.part3.typed import ScoredRecord
 from evalcore.stats.cochran import cochran_q, permutation_p
@@ -36,6 +36,7 @@ def _smallest(width: Any, target: float = 0.10, start: int = 10, stop: int = 400
     return next(m for m in range(start, stop, 2) if width(m) <= target)
 
 
+@grader
 def check_sample_size(needed: Any) -> str:
     """*How sure is one accuracy*: the items a dev set needs for an exact 95% interval at most 10 points wide.
 
@@ -46,7 +47,7 @@ def check_sample_size(needed: Any) -> str:
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while the answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     needed = given("needed", needed)
     if isinstance(needed, bool) or not isinstance(needed, int):
@@ -81,6 +82,7 @@ def _swapped_q(table: Sequence[Sequence[int]]) -> float:
     return math.nan if denominator == 0 else (k - 1) * (k * sum(r * r for r in rows) - total**2) / denominator
 
 
+@grader
 def check_cochran_by_hand(q: Any, p_exact: Any, record: ScoredRecord, names: Sequence[str]) -> str:
     """Cochran's Q of the conditions ``names`` of ``record`` from its sums, and its exact permutation p.
 
@@ -94,7 +96,7 @@ def check_cochran_by_hand(q: Any, p_exact: Any, record: ScoredRecord, names: Seq
         The verdict, ``correct: ...``.
 
     Raises:
-        WrongAnswer: the hint names the likely mistake (NotAnswered while an answer is None).
+        WrongAnswer: the hint names the likely mistake.
     """
     q, p_exact = number("q", given("q", q)), number("p_exact", given("p_exact", p_exact))
     table = [outcomes(record, name) for name in names]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, given
+from evalbook_pages.exercises import WrongAnswer, given, grader
 from evalbook_pages.trackers import HASH_FIELDS, git_hash_in, make_repo, saved_results, stand_in_lm
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
@@ -100,6 +100,7 @@ def _answers(name: str, answer: Any, truth: Mapping[str, Any], kind: str) -> Map
     return answer
 
 
+@grader
 def check_request_cache_key(shares_key: Any, task: Any, base: Mapping[str, Any], runs: Mapping[str, Any]) -> str:
     """Exercise of *The request cache*: which runs share run A's request-cache file.
 
@@ -135,6 +136,7 @@ def response_cache_keys(run: ModelRun) -> list[str]:
     return [hash_args("loglikelihood", pair) for pair in run.requests]
 
 
+@grader
 def check_response_cache_hits(served: Any, first: ModelRun, second: Mapping[str, ModelRun]) -> str:
     """Exercise of *The response cache*: which second runs get every answer from ``first``'s cache.
 
@@ -181,6 +183,7 @@ def _field_sets(name: str, answer: Any, truth: Mapping[str, set[str]], allowed: 
     return "; ".join(f"{case}: {', '.join(sorted(f)) or 'nothing'}" for case, f in truth.items())
 
 
+@grader
 def check_item_hashes(changes: Any, base: Mapping[str, Any], variants: Mapping[str, Mapping[str, Any]]) -> str:
     """Exercise of *The per-item hashes*: which hashes of the log change in each variant of an item.
 
@@ -205,6 +208,7 @@ def tracker_fields(**experiment_args: Any) -> dict[str, Any]:
     return {f.name: saved[f.name] for f in fields(GeneralConfigTracker) if f.name not in TIME_FIELDS}
 
 
+@grader
 def check_tracker_edits(
     changed: Any, edit_changes_git_hash: Any, base: Mapping[str, Any], edits: Mapping[str, Mapping[str, Any]]
 ) -> str:

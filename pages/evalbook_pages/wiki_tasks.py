@@ -3,8 +3,8 @@ changes, a test-only task's demos, and retried attempts merged by the declared p
 splits task and the four-item ledger are in :mod:`evalbook_pages.exercises`).
 
 Explained in the chapter *Practice: the three tasks and the hand-in* (``book/practice.md``). The contract
-is that of :mod:`evalbook_pages.exercises`: a check raises
-:class:`~evalbook_pages.exercises.NotAnswered` while an answer is still ``None``,
+is that of :mod:`evalbook_pages.exercises`: a check returns
+:class:`~evalbook_pages.exercises.Unanswered` while an answer is still ``None``, raises
 :class:`~evalbook_pages.exercises.WrongAnswer` with a hint that names what is wrong, and
 returns a one-line verdict starting with ``correct``. The right answer is never written
 here: the fingerprint, the pinned harness and the ledger compute it when the check runs.
@@ -16,7 +16,14 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.exercises import WrongAnswer, check_fingerprint_task, given
+from evalbook_pages.exercises import (
+    NotAnswered,
+    Unanswered,
+    WrongAnswer,
+    check_fingerprint_task,
+    given,
+    grader,
+)
 from evalcore.capture import captured, import_quietly
 from evalcore.extras import needs_run_extra
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
@@ -49,6 +56,7 @@ def _inner_orders(protocol: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(value) for name, value in protocol.items() if isinstance(value, Mapping)}
 
 
+@grader
 def check_protocol_edits(base: Any, reordered: Any, changes: Any) -> str:
     """Task 1: reordering keys keeps the fingerprint; one change in prompt, scoring or budget moves it.
 
@@ -64,7 +72,6 @@ def check_protocol_edits(base: Any, reordered: Any, changes: Any) -> str:
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     base, reordered, changes = given("base", base), given("reordered", reordered), given("changes", changes)
@@ -90,10 +97,12 @@ def check_protocol_edits(base: Any, reordered: Any, changes: Any) -> str:
             raise WrongAnswer(f"changes[{section!r}] must be a pair (changed copy, dotted field)")
         changed, field = pair
         try:
-            check_fingerprint_task(base, changed, field)
+            verdict = check_fingerprint_task(base, changed, field)
         except WrongAnswer as exc:
             hint = " (a copy made with dict() shares its sections with the original: use copy.deepcopy)"
             raise WrongAnswer(f"the {section} change: {exc}{hint if 'the same' in str(exc) else ''}") from None
+        if isinstance(verdict, Unanswered):  # the task's own check says which part is still None
+            raise NotAnswered(f"the {section} change: {verdict}")
         if str(field).split(".")[0] != section:
             raise WrongAnswer(
                 f"the {section} change changes {field}, a field of {str(field).split('.')[0]!r}: "
@@ -171,6 +180,7 @@ def _demo_source(task: Any) -> tuple[str | None, list[str]]:
     return None, pool  # pragma: no cover - the harness has no fourth source for this task
 
 
+@grader
 def check_fewshot_task(demo_split: Any, demo_ids: Any, docs: Sequence[Mapping[str, Any]] = TEST_ONLY_DOCS) -> str:
     """Mastery in practice: a task with only a test split and no ``fewshot_split``: where are its demos from?
 
@@ -186,7 +196,6 @@ def check_fewshot_task(demo_split: Any, demo_ids: Any, docs: Sequence[Mapping[st
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     demo_split, demo_ids = given("demo_split", demo_split), given("demo_ids", demo_ids)
@@ -216,6 +225,7 @@ def _statuses(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {str(r.get("id")): r.get("status") for r in records}
 
 
+@grader
 def check_merge_task(
     merged: Any, success_rate: Any, scored_accuracy: Any, *, attempts: Sequence[Mapping[str, Any]], policy: str
 ) -> str:
@@ -233,7 +243,6 @@ def check_merge_task(
         A one-line verdict starting with ``correct``.
 
     Raises:
-        NotAnswered: an answer is still ``None``.
         WrongAnswer: an answer is wrong; the message says what to look at.
     """
     merged = given("merged", merged)
