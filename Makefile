@@ -40,7 +40,7 @@ python-check:
 		echo "make: this machine is $(PLATFORM); the book's environment is locked and tested for Linux x86_64 only." >&2; \
 		echo "  The lock's wheels (PyTorch's CPU build among them) are Linux x86-64 files, the font and browser step" >&2; \
 		echo "  installs Debian packages, and the scripts need bash 4, os.sched_getaffinity and Linux's ru_maxrss (KiB)." >&2; \
-		echo "  Build the book on a Linux x86-64 machine, VM or container; the package alone (pip install .) runs here." >&2; \
+		echo "  Build the book on a Linux x86-64 machine, VM or container." >&2; \
 		exit 1; \
 	fi
 	@if [ -x $(BIN)/python ]; then \
@@ -159,8 +159,8 @@ lint: setup
 unit: setup
 	$(BIN)/python -m pytest -n 2 -m "not model and not site and not slow" tests
 
-# Chromium for the site check: checked before any work, installed on Debian when run as root.
-# Prerequisites run in the order written (browser first), so no parallel make here.
+# Chromium for the site check: checked before any work (after the platform and Python check),
+# installed on Debian when run as root. Prerequisites run in the order written, so no parallel make.
 .NOTPARALLEL:
 browser:
 	@bash scripts/ensure_browser.sh
@@ -170,7 +170,7 @@ browser:
 # the book is built from scratch, natively (both editions), the Chinese catalogues are checked
 # against a fresh extraction, and the built site is checked in Chromium.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
-test: browser python-check data setup lint
+test: python-check browser data setup lint
 	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
 	$(MAKE) --no-print-directory book-full
 	$(MAKE) --no-print-directory catalogues-check
@@ -203,12 +203,13 @@ audit: setup
 lock: setup
 	$(BIN)/python scripts/lockfile.py lock
 
-# Standalone (any Python 3, no .venv): every lock hashed, every hash one of the files the
-# index publishes for that release, the direct pins equal and the distribution name still free;
-# then pip resolves requirements.txt from PyPI alone, this machine's pip configuration ignored,
-# as a new user's machine would, and the result must be exactly the PyPI lock (a dry run from
-# the packages' metadata: nothing is installed, and no wheel is downloaded to hash it again).
-# Another Python's pip: make lock-check LOCK_PIP=/path/to/venv/bin/pip
+# Standalone (no .venv: Python 3.9 or later reads the index): every lock hashed, every hash one
+# of the files the index publishes for that release, the direct pins equal and the distribution
+# name still free; then pip, on CPython 3.11 and Linux x86-64 (the lock's platform), resolves
+# requirements.txt from PyPI alone, this machine's pip configuration ignored, as a new user's
+# machine would, and the result must be exactly the PyPI lock. A dry run: nothing is installed;
+# pip reads the wheels' metadata from the index and downloads only the few source-only packages
+# to read theirs. LOCK_PIP: the pip to resolve with (default: .venv's, else a throwaway venv's).
 LOCK_PIP ?= $(BIN)/pip
 lock-check:
 	@pip="$(LOCK_PIP)"; tmp=""; \

@@ -32,6 +32,7 @@ COVERED = (
     "records/**/*",
     "requirements.lock",
     "requirements-model.lock",
+    "requirements-pypi.lock",
     "requirements.txt",
     "pyproject.toml",
 )

@@ -1,8 +1,8 @@
 """The pin sets: one version per package, requirements.txt inside both locks, the two locks one resolution.
 
 `make lock-check` goes further (over the network): every hash is one the index publishes, and pip
-resolves the PyPI lock from PyPI alone in hash-checking mode. tests/test_lockfile.py tests the
-script that writes and checks the locks.
+resolves requirements.txt from PyPI alone to exactly the PyPI lock. tests/test_lockfile.py tests
+the script that writes and checks the locks.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from script_modules import load
 _script = load("scripts/lockfile.py")
 LockError, Pin, parse_lock = _script.LockError, _script.Pin, _script.parse_lock
 A, B, C, D = ("a" * 64, "b" * 64, "c" * 64, "d" * 64)
+PIP = [sys.executable, "-m", "pip"]  # this environment's pip: CPython 3.11 on Linux x86-64, the locks' platform
 
 
 def test_a_lock_is_read_across_continuations_and_extras_lines(tmp_path):
@@ -141,20 +143,20 @@ def test_pypis_own_resolution_must_be_exactly_the_pypi_lock(root, monkeypatch):
         return dict(resolved)
 
     monkeypatch.setattr(_script, "resolve", fake_resolve)
-    assert _script.resolution_problems(path, ["pip"]) == [
+    assert _script.resolution_problems(path, PIP) == [
         "requirements-pypi.lock lacks nvidia-cublas==13.1.1.3, which PyPI's resolution installs"
     ]
     assert calls[0] == ("requirements.txt", {"alpha": "1.0", "torch": "2.13.0"},
-                        {"pypi_alone": True, "pip": ["pip"], "with_extras": False})  # fmt: skip
+                        {"pypi_alone": True, "pip": PIP, "with_extras": False})  # fmt: skip
     del resolved["nvidia-cublas"]
     resolved["torch"] = Pin("2.13.1")
     del resolved["alpha"]
-    assert _script.resolution_problems(path, ["pip"]) == [
+    assert _script.resolution_problems(path, PIP) == [
         "requirements-pypi.lock pins alpha==1.0, which PyPI's resolution does not install",
         "requirements-pypi.lock pins torch==2.13.0, PyPI resolves 2.13.1",
     ]
     resolved.update(alpha=Pin("1.0"), torch=Pin("2.13.0"))
-    assert _script.resolution_problems(path, ["pip"]) == []
+    assert _script.resolution_problems(path, PIP) == []
 
 
 @pytest.mark.parametrize("pypi_alone", [False, True])

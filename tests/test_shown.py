@@ -26,6 +26,11 @@ def test_a_block_that_is_not_refused_is_an_error(capsys):
     assert capsys.readouterr().out == ""
 
 
-def test_an_interrupt_is_not_swallowed():
+def test_only_the_expected_refusal_is_shown_anything_else_propagates(capsys):
     with pytest.raises(KeyboardInterrupt), refusal():
         raise KeyboardInterrupt
+    with pytest.raises(NameError), refusal():
+        undefined_name  # noqa: B018, F821  (a typo in a page is an error, not a refusal)
+    with refusal(ValueError):
+        int("x")
+    assert capsys.readouterr().out.startswith("ValueError: invalid literal")

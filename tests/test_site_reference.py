@@ -213,3 +213,25 @@ def test_every_reference_entry_of_a_function_or_class_links_its_source(site):  #
                 broken.append(f"{ident} -> {link[1]}")
     assert missing == [] and broken == []
     assert checked > 150, checked
+
+
+def test_a_chapter_named_by_its_title_on_a_reference_page_is_a_link_to_it(site):  # noqa: F811
+    """ "Explained in the chapter *When inputs go wrong*": every emphasised page title on a reference page
+    is a link to that page (English edition; the titles are the pages' own first headings)."""
+    titles = {}
+    for page in toc_pages():
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", (site / page).read_text(encoding="utf-8"), re.S)
+        if heading:
+            titles[" ".join(html.unescape(re.sub(r"<[^>]+>", "", heading[1])).replace("#", "").split())] = page
+    unlinked, linked = [], 0
+    for page in (p for p in toc_pages() if p.startswith(REFERENCE + "/")):
+        markup = (site / page).read_text(encoding="utf-8")
+        unlinked += [f"{page}: {t}" for t in re.findall(r"<em>([^<]+)</em>", markup) if html.unescape(t) in titles]
+        for href, text in re.findall(
+            r'<a class="reference internal" href="([^"#]+)"><span class="doc">([^<]+)</span>', markup
+        ):
+            if html.unescape(text) in titles:
+                linked += 1
+                assert posixpath.normpath(posixpath.join(posixpath.dirname(page), href)) == titles[html.unescape(text)]
+    assert unlinked == []
+    assert linked >= 25, linked

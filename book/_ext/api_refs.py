@@ -35,7 +35,7 @@ from sphinx.application import Sphinx
 from sphinx.domains.python import PythonDomain
 from sphinx.environment import BuildEnvironment
 from sphinx.pycode import ModuleAnalyzer
-from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.nodes import make_refnode
 from sphinxarg.ext import ArgParseDirective
 
@@ -192,32 +192,42 @@ CHAPTER_FILE = re.compile(r"((?:book|notebooks)/[A-Za-z0-9_/-]+)\.md")
 """A chapter's source file as docstrings name it: ``book/refusals.md``, ``notebooks/official-run.md``."""
 
 
-class ChapterLinks(SphinxTransform):
-    """On the reference pages, ``book/NAME.md`` in code becomes a link to the page ``book/NAME``.
+class ChapterLinks(SphinxPostTransform):
+    """On the reference pages, a page of the book named in a docstring becomes a link to it: its
+    file in code (``book/NAME.md``), or its title in emphasis (*When inputs go wrong*).
 
-    It runs after the message catalogues are applied (the i18n transform's priority is 20), so
-    the Chinese edition's translated docstrings get the same links. A file that is not a page
-    of the book stays plain code.
+    It runs when a page is written, after every page was read (so every title is known) and
+    after the message catalogues were applied, so the Chinese edition's translated docstrings
+    get links too, wherever they name a page by its file or by its translated title; and before
+    Sphinx resolves references (priority 10), which turns the links it adds into ``<a>``. A
+    file that is not a page of the book stays plain code.
     """
 
-    default_priority = 800
+    default_priority = 5
 
     def apply(self, **kwargs: Any) -> None:
         if not self.env.docname.startswith("book/reference/"):
             return
-        for literal in list(self.document.findall(nodes.literal)):
-            match = CHAPTER_FILE.fullmatch(literal.astext())
-            if match is None or match[1] not in self.env.found_docs:
+        titles = {title.astext(): doc for doc, title in self.env.titles.items() if doc != self.env.docname}
+        for node in list(self.document.findall(lambda n: isinstance(n, (nodes.literal, nodes.emphasis)))):
+            if isinstance(node.parent, (pending_xref, nodes.reference)):
                 continue
-            ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{match[1]}",
+            if isinstance(node, nodes.literal):
+                match = CHAPTER_FILE.fullmatch(node.astext())
+                target = match[1] if match is not None else None
+            else:
+                target = titles.get(node.astext())
+            if target is None or target not in self.env.found_docs:
+                continue
+            ref = pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{target}",
                                refexplicit=True, refwarn=True)  # fmt: skip
-            literal.replace_self(ref)
-            ref += literal
+            node.replace_self(ref)
+            ref += node
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinxarg.ext")
-    app.add_transform(ChapterLinks)
+    app.add_post_transform(ChapterLinks)
     app.add_directive("argparse", ArgParseAsTyped, override=True)
     app.connect("missing-reference", resolve_reexport)
     app.connect("autodoc-process-docstring", keep_prose, priority=400)  # napoleon's handler runs at 500
