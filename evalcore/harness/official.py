@@ -22,6 +22,7 @@ from evalcore.extras import needs_run_extra
 from evalcore.harness.install import HarnessFileReport, verify_harness_files
 from evalcore.harness.registry import official_task_config, task_manager
 from evalcore.models.loader import DEFAULT_MODEL, locate_model
+from evalcore.models.parsing import gguf_parsed_once
 from evalcore.scoring.loglik import MAX_LENGTH, encode_pair, validation_row
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -162,15 +163,17 @@ def run_official(
             _refuse_over_length(preloaded[1], validation, passed, task)  # before HFLM is built
         config = official_task_config(train, validation, task=task)
         if preloaded is None:
-            lm = HFLM(
-                pretrained=str(directory),
-                gguf_file=gguf_file,
-                device="cpu",
-                dtype="float32",
-                batch_size=1,
-                max_length=MAX_LENGTH,
-                attn_implementation="eager",
-            )
+            # HFLM reads the GGUF file five times (configuration, tokenizer, weights); one parse serves all.
+            with gguf_parsed_once():
+                lm = HFLM(
+                    pretrained=str(directory),
+                    gguf_file=gguf_file,
+                    device="cpu",
+                    dtype="float32",
+                    batch_size=1,
+                    max_length=MAX_LENGTH,
+                    attn_implementation="eager",
+                )
             _refuse_over_length(lm.tokenizer, validation, passed, task)
         else:
             lm = HFLM(

