@@ -26,7 +26,7 @@ SECOND_ARITHMETIC := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT
 # The checks of the built site (headless Chromium), run after the build.
 SITE_TESTS = $(wildcard tests/test_site*.py)
 
-.PHONY: setup python-check data browser vendor book book-full build-book book-zh catalogues catalogues-check test lint unit notebooks execute site-check run audit lock lock-check clean distclean
+.PHONY: setup python-check data browser font vendor book book-full build-book book-zh catalogues catalogues-check test lint unit notebooks execute site-check run audit lock lock-check clean distclean
 
 setup: python-check $(STAMP)
 
@@ -97,21 +97,27 @@ BOOK_BRANCH ?= main
 # `make book-full` executes every page from scratch; CI (make test) uses it.
 # scripts/execute_pages.py executes the pages missing from the cache side by side (one
 # kernel per core, one thread each), so the build itself then takes every page from the cache.
-# Both build the two editions: English (_build/html) and then Chinese (_build/html/zh_CN),
-# which executes nothing and takes every output from the English build's cache.
-book: python-check data setup vendor
+# Both build the two editions side by side: English (_build/html) and Chinese (_build/html/zh_CN),
+# which executes nothing and takes every output from the execution cache.
+book: python-check data font setup vendor
 	$(BIN)/jupyter-book clean . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
-	$(MAKE) --no-print-directory build-book
-	$(MAKE) --no-print-directory book-zh
+	$(EDITIONS)
 
-book-full: python-check data setup vendor
+book-full: python-check data font setup vendor
 	$(BIN)/jupyter-book clean --all . >/dev/null
 	$(BIN)/python scripts/execution_key.py
 	$(BIN)/python scripts/execute_pages.py
-	$(MAKE) --no-print-directory build-book
-	$(MAKE) --no-print-directory book-zh
+	$(EDITIONS)
+
+# The two editions build side by side, one per core (scripts/side_by_side.sh): each reads the
+# execution cache and writes its own folders (_build/html and _build/jupyter_execute; the Chinese
+# one _build/zh_CN, then _build/html/zh_CN). The extraction for the catalogue check writes
+# _build/jupyter_execute too, so in make test it follows the English build, never beside it.
+EDITIONS = bash scripts/side_by_side.sh english "$(MAKE) --no-print-directory build-book $(AFTER_ENGLISH)" \
+	chinese "$(MAKE) --no-print-directory book-zh"
+AFTER_ENGLISH =
 
 # The Chinese edition alone, from the catalogues in locale/zh_CN and the execution cache
 # (scripts/edition.py); it stops if a page is not in the cache rather than execute it.
@@ -165,19 +171,24 @@ unit: setup
 browser:
 	@bash scripts/ensure_browser.sh
 
+# The font alone, for the Chinese figures of make book (installed on Debian as root, else the
+# command for this distribution).
+font:
+	@bash scripts/ensure_browser.sh --font
+
 # The tests run as two one-thread streams side by side (scripts/test_streams.sh): the
-# real-model tests, and the fast tests followed by nbval under the second arithmetic. Then
-# the book is built from scratch, natively (both editions), the Chinese catalogues are checked
-# against a fresh extraction, and the built site is checked in Chromium.
+# real-model tests, and the static checks (make lint), the fast tests and nbval under the
+# second arithmetic. Then the book is built from scratch, natively (both editions side by
+# side), the Chinese catalogues are checked against a fresh extraction, and the built site
+# is checked in Chromium, two pages at a time.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
-test: python-check browser data setup lint
-	bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
-	$(MAKE) --no-print-directory book-full
-	$(MAKE) --no-print-directory catalogues-check
-	$(BIN)/python -m pytest -m site $(SITE_TESTS)
+test: python-check browser data setup
+	LINT="$(MAKE) --no-print-directory lint" bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
+	$(MAKE) --no-print-directory book-full AFTER_ENGLISH=catalogues-check
+	$(BIN)/python -m pytest -n 2 -m site $(SITE_TESTS)
 
 site-check: setup browser
-	$(BIN)/python -m pytest -m site $(SITE_TESTS)
+	$(BIN)/python -m pytest -n 2 -m site $(SITE_TESTS)
 
 notebooks: setup
 	env $(SECOND_ARITHMETIC) $(BIN)/python -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600 notebooks

@@ -51,7 +51,7 @@ EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ")
 SIDE_BY_SIDE = re.compile(r"execute_pages: \d+ pages in (\d+) s \((\d+) s of page time\)")
 """The side-by-side run's wall time and the sum of its pages' own times."""
 
-STREAM = re.compile(r"\[(\w+) stream: exit \d+ after (\d+) s\]")
+STREAM = re.compile(r"\[(model|notebooks): exit \d+ after (\d+) s\]")
 """How scripts/test_streams.sh reports each stream's time."""
 
 

@@ -2,8 +2,9 @@
 # The test half of `make test`, as two streams on the two cores instead of one after the other:
 #
 #   model:     the real-model tests (pytest -m "model and not site");
-#   notebooks: the fast tests (no model), then nbval on the stored notebooks under the
-#              second arithmetic.
+#   notebooks: the static checks when LINT names them (make test: LINT="make lint"), the
+#              fast tests (no model), then nbval on the stored notebooks under the second
+#              arithmetic. The model stream is the longer one, so the checks cost no wait.
 #
 # Both pytest runs of the package's tests are measured by coverage.py (pyproject.toml's
 # [tool.coverage]); when both streams pass, their data are combined and the report fails
@@ -16,15 +17,15 @@
 # streams is judged by the tolerance, as on another machine; the book build that follows
 # executes the pages natively.
 #
-# Each stream writes to its own log in .test-logs/ (kept after the run; the book build
-# clears _build). A log is printed whole as soon as its stream ends, and a line every two
-# minutes says which streams are still running. Exit status 1 if either stream failed.
+# The streams run through scripts/side_by_side.sh: each writes its own log in .test-logs/,
+# printed whole as soon as its stream ends. Exit status 1 if either stream failed.
 #
 #   bash scripts/test_streams.sh .venv/bin "ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT"
 set -uo pipefail
 
 BIN=${1:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
 SECOND=${2:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
+LINT=${LINT:-}
 LOGS=.test-logs
 mkdir -p "$LOGS"
 rm -f "$LOGS"/coverage "$LOGS"/coverage.*  # this run's data only
@@ -37,40 +38,17 @@ stream_model() {
 }
 
 stream_notebooks() {
+  if [ -n "$LINT" ]; then $LINT || return 1; fi
   "$BIN/python" -m coverage run -m pytest -m "not model and not site" tests || return 1
   # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
   env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
     --nbval-cell-timeout=600 notebooks
 }
 
-declare -A pids
-for name in model notebooks; do
-  ( start=$SECONDS
-    "stream_$name" >"$LOGS/$name.log" 2>&1
-    status=$?
-    echo "[$name stream: exit $status after $((SECONDS - start)) s]" >>"$LOGS/$name.log"
-    exit $status ) &
-  pids[$name]=$!
-done
-echo "test streams started: model, notebooks (logs in $LOGS/)"
-
-failed=0
-last_note=$SECONDS
-while ((${#pids[@]} > 0)); do
-  for name in "${!pids[@]}"; do
-    if ! kill -0 "${pids[$name]}" 2>/dev/null; then
-      wait "${pids[$name]}" || failed=1
-      unset "pids[$name]"
-      echo "===== $name stream ($LOGS/$name.log) ====="
-      cat "$LOGS/$name.log"
-    fi
-  done
-  if ((${#pids[@]} > 0 && SECONDS - last_note >= 120)); then
-    echo "[test streams: still running after $SECONDS s: ${!pids[*]}]"
-    last_note=$SECONDS
-  fi
-  sleep 1
-done
+export BIN SECOND LINT
+export -f stream_model stream_notebooks
+bash "$(dirname "$0")/side_by_side.sh" model stream_model notebooks stream_notebooks
+failed=$?
 if ((failed == 0)); then
   "$BIN/python" -m coverage combine --quiet && "$BIN/python" -m coverage report || failed=1
 fi

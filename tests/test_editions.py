@@ -48,8 +48,30 @@ def test_the_first_existing_font_file_is_chosen(tmp_path):
 
 def test_no_font_is_a_clear_error_naming_the_package(tmp_path):
     with pytest.raises(MissingFontError, match="fonts-wqy-zenhei") as caught:
-        cjk_font_path([tmp_path / "a.ttc", tmp_path / "b.ttc"])
+        cjk_font_path([tmp_path / "a.ttc", tmp_path / "b.ttc"], fc_list="no-such-fc-list")
     assert str(tmp_path / "a.ttc") in str(caught.value)
+    assert "no no-such-fc-list to ask fontconfig" in str(caught.value)
+    assert "ensure_browser.sh --font" in str(caught.value)
+
+
+def _fake_fc_list(tmp_path, listed: str):
+    program = tmp_path / "fc-list"
+    program.write_text(f"#!/bin/sh\n[ \"$1 $2\" = ':lang=zh file' ] || exit 9\nprintf '%s' '{listed}'\n")
+    program.chmod(0o755)
+    return str(program)
+
+
+def test_a_font_fontconfig_lists_for_chinese_is_found_wherever_it_lies(tmp_path):
+    # Fedora, Arch and others put their CJK fonts elsewhere than Debian: fontconfig knows where.
+    (tmp_path / "fonts").mkdir()
+    b, a = tmp_path / "fonts" / "NotoSansCJK-Regular.ttc", tmp_path / "fonts" / "AR-PL.ttf"
+    b.write_bytes(b"font")
+    a.write_bytes(b"font")
+    fc_list = _fake_fc_list(tmp_path, f"{b}: \n{a}: \n{tmp_path / 'gone.ttf'}: \n")
+    assert cjk_font_path([tmp_path / "missing.ttc"], fc_list=fc_list) == a  # the first, sorted
+    nothing = _fake_fc_list(tmp_path, "")
+    with pytest.raises(MissingFontError, match="fc-list :lang=zh listed no font file"):
+        cjk_font_path([tmp_path / "missing.ttc"], fc_list=nothing)
 
 
 def test_this_machine_has_one_of_the_fonts_the_figures_use():

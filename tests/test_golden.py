@@ -48,12 +48,15 @@ def test_golden_record_passes_all_three_levels_here(validation, model_and_tokeni
 
 
 @pytest.mark.model
-def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
+def test_a_record_passes_its_audit_under_the_second_arithmetic(smoke_run):
     # A record made on one arithmetic must print "audit ok" on another, naming tolerance and drift.
     # --arithmetic pinned sets PINNED_ARITHMETIC (SECOND_ARITHMETIC at two threads) before torch loads.
+    # The smoke record, made natively in this session, keeps the check to seconds; the golden record
+    # itself meets the second arithmetic under nbval, where notebooks/official-run.md compares a run
+    # made under it with records/golden-dev64 within the tolerance.
     env = child_env()  # the thread counts stay: make test gives this stream one core
     done = subprocess.run(
-        [sys.executable, "-m", "evalcore", "audit", str(GOLDEN), "--arithmetic", "pinned"],
+        [sys.executable, "-m", "evalcore", "audit", str(smoke_run[0].parent), "--arithmetic", "pinned"],
         env=env, capture_output=True, text=True, check=False, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -61,13 +64,15 @@ def test_golden_record_passes_under_the_second_arithmetic(sst2_dir):
     assert "arithmetic differs from the record's:" in lines
     assert any(line.startswith("  - cpu_capability: ") and line.endswith("-> 'DEFAULT'") for line in lines)
     pinned = env | PINNED_ARITHMETIC
-    assert f"  - env: {{}} -> { ({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}" in lines
+    expected_env = f"-> { ({k: pinned[k] for k in ARITHMETIC_ENV if k in pinned})!r}"
+    assert any(line.startswith("  - env: ") and line.endswith(expected_env) for line in lines)
     verdict = lines[-1]
     assert verdict.startswith(
-        "audit ok at level 3: 64 items, 128 scores compared; official vs independent bit-identical; "
+        "audit ok at level 3: 4 items (a smoke run: 2 scored by the harness), 4 scores compared; "
+        "official vs independent bit-identical; "
     )
     assert "re-run on another arithmetic: max |Δ| " in verdict
-    assert f"within tolerance {format_tolerance(ABS_TOL)} (128 scores)" in verdict
+    assert f"within tolerance {format_tolerance(ABS_TOL)} (8 scores)" in verdict
 
 
 def test_pinning_is_refused_once_torch_is_loaded(capsys):

@@ -11,8 +11,8 @@ chooses each label). The Chinese build pastes the twin wherever a translated mes
 figure names the key (``book/_ext/translated_glue.py``).
 
 A Chinese figure needs a font with Chinese glyphs; :func:`cjk_font_path` finds the one the
-book installs with its browser (Debian's ``fonts-wqy-zenhei``) or stops with a clear error,
-rather than draw empty boxes.
+book installs with its browser (Debian's ``fonts-wqy-zenhei``), or any that fontconfig lists
+for Chinese, or stops with a clear error, rather than draw empty boxes.
 
 A table's text is translated in the Chinese build where it reads as prose; a column that
 holds a program's own text (a line of source) is marked as such by :func:`code_table`, so it
@@ -22,6 +22,8 @@ stays as the program wrote it in both editions.
 from __future__ import annotations
 
 import html
+import shutil
+import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -94,19 +96,31 @@ def with_twins(english: Mapping[str, Any], chinese: Mapping[str, str]) -> dict[s
     return out
 
 
-def cjk_font_path(candidates: Iterable[str | Path] = CJK_FONT_FILES) -> Path:
-    """The first of ``candidates`` that exists: a font file with Chinese glyphs.
+def cjk_font_path(candidates: Iterable[str | Path] = CJK_FONT_FILES, *, fc_list: str = "fc-list") -> Path:
+    """A font file with Chinese glyphs: the first of ``candidates`` that exists, else the first file
+    fontconfig lists for Chinese (``fc-list :lang=zh file``, sorted), wherever the distribution put it.
 
     Raises:
-        MissingFontError: none exists; the message names the Debian package to install.
+        MissingFontError: neither finds one; the message names the command that installs one
+            (``bash scripts/ensure_browser.sh --font``, which ``make book`` runs first).
     """
     tried = [Path(c) for c in candidates]
     for path in tried:
         if path.is_file():
             return path
+    program = shutil.which(fc_list)
+    listed: list[Path] = []
+    if program is not None:
+        done = subprocess.run([program, ":lang=zh", "file"], capture_output=True, text=True, check=False, timeout=60)
+        listed = sorted(Path(line.strip().rstrip(":")) for line in done.stdout.splitlines() if line.strip())
+    for path in listed:
+        if path.is_file():
+            return path
+    asked = f"{fc_list} :lang=zh listed no font file" if program is not None else f"no {fc_list} to ask fontconfig"
     raise MissingFontError(
-        "no font with Chinese glyphs found (tried " + ", ".join(map(str, tried)) + "); the Chinese figures need "
-        "one: on Debian, sudo apt-get install fonts-wqy-zenhei (make test installs it with Chromium)"
+        "no font with Chinese glyphs found (tried " + ", ".join(map(str, tried)) + f"; {asked}); the Chinese "
+        "figures need one: bash scripts/ensure_browser.sh --font names the package for this distribution "
+        "(on Debian, sudo apt-get install fonts-wqy-zenhei)"
     )
 
 
