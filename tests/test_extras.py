@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import inspect
 import pkgutil
-import re
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -117,9 +118,6 @@ def test_the_cached_task_registry_is_refused_too(monkeypatch):
         task_manager()
 
 
-RUN_IMPORT = re.compile(r"^\s+(?:import|from) (" + "|".join(RUN_MODULES) + r")\b", re.M)
-
-
 def _run_only_functions() -> list[tuple[str, object]]:
     """Every public function (in a module's ``__all__``) whose body imports a module of the run extra."""
     import evalcore
@@ -132,10 +130,30 @@ def _run_only_functions() -> list[tuple[str, object]]:
         for name in getattr(module, "__all__", []):
             func = getattr(module, name, None)
             if inspect.isfunction(func) and func.__module__ == module.__name__:
-                source = inspect.getsource(inspect.unwrap(func))
-                if RUN_IMPORT.search(source):
+                if _imports_the_run_stack(inspect.getsource(inspect.unwrap(func))):
                     found.append((f"{info.name}.{name}", func))
     return found
+
+
+def _imports_the_run_stack(source: str) -> bool:
+    """Whether a function's code (not its docstring: an example may import torch) imports a run module."""
+    for node in ast.walk(ast.parse(textwrap.dedent(source))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        else:
+            continue
+        if any(m.partition(".")[0] in RUN_MODULES for m in modules):
+            return True
+    return False
+
+
+def test_the_scan_reads_code_not_docstrings():
+    documented = 'def f():\n    """Examples:\n        >>> import torch\n    """\n    return 1\n'
+    assert not _imports_the_run_stack(documented)
+    assert _imports_the_run_stack("def f():\n    import torch.nn as nn\n    return nn\n")
+    assert _imports_the_run_stack("def f():\n    from transformers import AutoModel\n")
 
 
 def test_every_function_that_imports_the_run_stack_checks_for_it_first():

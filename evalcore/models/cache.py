@@ -94,7 +94,21 @@ TEMP_PREFIX = ".tmp-"
 
 def cache_root() -> Path:
     """Where converted models are cached: ``$EVALBOOK_CACHE``, else ``$XDG_CACHE_HOME/evalbook``, else
-    ``~/.cache/evalbook`` (the XDG base directory rule: a relative ``XDG_CACHE_HOME`` is ignored)."""
+    ``~/.cache/evalbook`` (the XDG base directory rule: a relative ``XDG_CACHE_HOME`` is ignored).
+
+    Examples:
+        >>> import os
+        >>> from unittest import mock
+        >>> from evalcore.models import cache_root
+        >>> with mock.patch.dict(os.environ, {"EVALBOOK_CACHE": "/tmp/evalbook-cache"}):
+        ...     print(cache_root())
+        /tmp/evalbook-cache
+        >>> with mock.patch.dict(
+        ...     os.environ, {"EVALBOOK_CACHE": "", "XDG_CACHE_HOME": "/xdg"}
+        ... ):
+        ...     print(cache_root())
+        /xdg/evalbook
+    """
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -108,6 +122,17 @@ def has_manifest(entry: Path) -> bool:
     Raises:
         ModelUnavailableError: the entry cannot even be looked into (a permission, a damaged
             file system): the same refusal, naming the directory, as every other cache fault.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.models import MANIFEST, has_manifest
+        >>> entry = Path(tempfile.mkdtemp())
+        >>> has_manifest(entry)
+        False
+        >>> _ = (entry / MANIFEST).write_text("{}")
+        >>> has_manifest(entry)
+        True
     """
     try:
         return (entry / MANIFEST).is_file()
@@ -123,6 +148,21 @@ def check_entry_before_conversion(entry: Path) -> None:
             or half-deleted entry): delete it.
         OSError: the cache directory cannot be created or written (the system's own class); the
             message names :data:`CACHE_ENV` as the way to put the cache elsewhere.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.models import check_entry_before_conversion
+        >>> entry = Path(tempfile.mkdtemp()) / "cache" / "my-model"
+        >>> check_entry_before_conversion(entry)
+        >>> entry.parent.is_dir(), entry.exists()
+        (True, False)
+        >>> entry.mkdir()
+        >>> try:
+        ...     check_entry_before_conversion(entry)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        ModelUnavailableError: ... is a directory without a manifest ...
     """
     if os.path.lexists(entry):
         what = "a directory" if entry.is_dir() else "a file"
@@ -141,7 +181,19 @@ def check_entry_before_conversion(entry: Path) -> None:
 
 
 def entry_for(res: ModelResource) -> Path:
-    """The cache directory of a GGUF model resource."""
+    """The cache directory of a GGUF model resource.
+
+    Examples:
+        >>> from evalcore.models import DEFAULT_MODEL, MODELS, cache_root, entry_for
+        >>> entry = entry_for(MODELS[DEFAULT_MODEL])
+        >>> entry.parent == cache_root(), entry.name[:43]
+        (True, 'smollm2-135m-instruct-q4_1-b179c9523d0e6a0f')
+        >>> try:
+        ...     entry_for(MODELS["smollm2-135m-instruct"])
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: model 'smollm2-135m-instruct' is not a single ...
+    """
     if res.sha256 is None:
         raise InvalidInputError(f"model {res.name!r} is not a single verified file; it has no cache entry")
     versions = "-".join(f"{lib}{version(lib)}" for lib in CONVERTERS)
@@ -158,7 +210,16 @@ def _public(release: str) -> str:
 
 
 def committed_weights(res: ModelResource) -> str | None:
-    """The committed SHA-256 of ``res``'s converted weights for the installed converting libraries, or None."""
+    """The committed SHA-256 of ``res``'s converted weights for the installed converting libraries, or None.
+
+    Examples:
+        >>> from evalcore.models import DEFAULT_MODEL, MODELS
+        >>> from evalcore.models.cache import committed_weights
+        >>> committed_weights(MODELS[DEFAULT_MODEL])[:12]
+        'a672150fb4f9'
+        >>> committed_weights(MODELS["smollm2-135m-instruct"]) is None
+        True
+    """
     transformers, torch, safetensors = (_public(version(lib)) for lib in CONVERTERS)
     return CONVERTED_WEIGHTS.get((res.name, transformers, torch, safetensors))
 
@@ -169,6 +230,18 @@ def remove_orphans(parent: Path) -> list[str]:
     A directory is named ``.tmp-<pid>-…`` by its writer (:func:`write_cache`); one whose pid
     names no process, or a process started after the directory was made, is left over from
     a conversion that was killed. A live writer's directory stays.
+
+    Examples:
+        >>> import os, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.models.cache import remove_orphans
+        >>> parent = Path(tempfile.mkdtemp())
+        >>> (parent / ".tmp-99999999-abc").mkdir()  # no process has this pid
+        >>> (parent / f".tmp-{os.getpid()}-def").mkdir()
+        >>> remove_orphans(parent)
+        ['.tmp-99999999-abc']
+        >>> sorted(path.name for path in parent.iterdir())
+        ['.tmp-...-def']
     """
     removed: list[str] = []
     try:
@@ -205,6 +278,24 @@ def read_cache_manifest(entry: Path, *, expect: ModelResource | None = None) -> 
             library version; or, with ``expect`` and pinned library versions, the weights
             are not the conversion :data:`CONVERTED_WEIGHTS` pins (an edit that rewrote the
             manifest too). The message says which and how to rebuild.
+
+    Examples:
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.models import MANIFEST, read_cache_manifest
+        >>> from evalcore.protocol.digest import sha256_file
+        >>> entry = Path(tempfile.mkdtemp())
+        >>> _ = (entry / "model.safetensors").write_bytes(b"weights")
+        >>> files = {"model.safetensors": sha256_file(entry / "model.safetensors")}
+        >>> _ = (entry / MANIFEST).write_text(json.dumps({"files": files}))
+        >>> list(read_cache_manifest(entry)["files"])
+        ['model.safetensors']
+        >>> _ = (entry / "model.safetensors").write_bytes(b"edited!")
+        >>> try:
+        ...     read_cache_manifest(entry)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        ModelUnavailableError: ... fails verification at model.safetensors; ...
     """
     rebuild = REBUILD
     try:
@@ -259,7 +350,26 @@ TOKENIZER_PROBES = (
 
 @needs_run_extra
 def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> None:
-    """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place."""
+    """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place.
+
+    Examples:
+        >>> import shutil, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore import load_model
+        >>> from evalcore.models import (
+        ...     DEFAULT_MODEL,
+        ...     MODELS,
+        ...     read_cache_manifest,
+        ...     write_cache,
+        ... )
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> entry = Path(tempfile.mkdtemp()) / "smollm2-copy"
+        >>> write_cache(entry, model, tokenizer, MODELS[DEFAULT_MODEL])
+        >>> manifest = read_cache_manifest(entry, expect=MODELS[DEFAULT_MODEL])
+        >>> manifest["model"], manifest["files"]["model.safetensors"][:12]
+        ('smollm2-135m-instruct-q4_1', 'a672150fb4f9')
+        >>> shutil.rmtree(entry.parent)
+    """
     from transformers import AutoTokenizer
 
     entry.parent.mkdir(parents=True, exist_ok=True)

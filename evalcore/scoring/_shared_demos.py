@@ -44,7 +44,13 @@ class SharedDemoScores:
 
 
 def shared_token_prefix(sequences: Sequence[Sequence[int]]) -> int:
-    """Length of the longest token prefix common to every sequence."""
+    """Length of the longest token prefix common to every sequence.
+
+    Examples:
+        >>> from evalcore.scoring import shared_token_prefix
+        >>> shared_token_prefix([[1, 5, 7], [1, 5, 9, 2], [1, 5]])
+        2
+    """
     if not sequences:
         raise InvalidInputError("no sequences: nothing can share a prefix")
     first = sequences[0]
@@ -75,6 +81,25 @@ def score_on_shared_demos(
     Raises:
         InvalidInputError, InvalidTypeError: malformed requests, or ``batch_size`` below 1.
         ContextNotPrefixError, PromptTooLongError: as :func:`evalcore.scoring.loglik.encode_pair`.
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import score_on_shared_demos, score_requests_full
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> demos = "Review: dull.\\nSentiment: negative\\n\\n"
+        >>> demos += "Review: a joy.\\nSentiment: positive\\n\\n"
+        >>> items = [
+        ...     "Review: a gentle film.\\nSentiment:",
+        ...     "Review: tedious.\\nSentiment:",
+        ... ]
+        >>> labels = (" positive", " negative")
+        >>> requests = [(demos + item, label) for item in items for label in labels]
+        >>> shared = score_on_shared_demos(model, tokenizer, requests)
+        >>> shared.prefix_tokens, shared.fed_tokens, len(shared.scores)
+        (26, ..., 4)
+        >>> full = score_requests_full(model, tokenizer, requests)
+        >>> max(abs(a.loglik - b.loglik) for a, b in zip(shared.scores, full)) < 1e-4
+        True
     """
     import torch
     import torch.nn.functional as F

@@ -33,6 +33,11 @@ def answer_probabilities(loglik: Sequence[float]) -> list[float]:
 
     Raises:
         ValueError: no scores, or a score that is NaN or +inf.
+
+    Examples:
+        >>> from evalcore.scoring import answer_probabilities
+        >>> [round(p, 3) for p in answer_probabilities([-7.91, -7.41])]
+        [0.378, 0.622]
     """
     if not loglik:
         raise InvalidInputError("no scores")
@@ -62,6 +67,14 @@ def content_free_prior(scores: Mapping[str, Sequence[float]], method: str = "pub
     Raises:
         ValueError: no inputs, inputs with different numbers of answers, an unknown
             method, or (published) every answer at probability zero on every input.
+
+    Examples:
+        >>> from evalcore.scoring import content_free_prior
+        >>> scores = {"N/A": [-2.0, -1.0], "": [-1.5, -1.2], "[MASK]": [-2.2, -0.9]}
+        >>> [round(p, 3) for p in content_free_prior(scores)]
+        [0.304, 0.696]
+        >>> [round(p, 3) for p in content_free_prior(scores, method="per-input")]
+        [0.303, 0.697]
     """
     if method not in PRIOR_METHODS:
         raise InvalidInputError(f"method must be one of {PRIOR_METHODS}, got {method!r}")
@@ -86,6 +99,12 @@ def calibrated_prediction(loglik: Sequence[float], prior: Sequence[float]) -> in
 
     Raises:
         ValueError: a prior of another length, or one with a zero or negative entry.
+
+    Examples:
+        >>> from evalcore.scoring import argmax_first, calibrated_prediction
+        >>> loglik = [-7.91, -7.41]
+        >>> argmax_first(loglik), calibrated_prediction(loglik, prior=[0.3, 0.7])
+        (1, 0)
     """
     p = answer_probabilities(loglik)
     if len(prior) != len(p) or any(not (0 < q < math.inf) for q in prior):

@@ -76,6 +76,15 @@ def harness_demo_ids(
 
     Raises:
         ValueError, TypeError, SealedItemError: bad ids (``check_ids``) or a bad ``k``.
+
+    Examples:
+        >>> from evalcore import load_split
+        >>> from evalcore.scoring import harness_demo_ids
+        >>> train, validation = load_split("train"), load_split("validation")
+        >>> harness_demo_ids([537, 592], 2, train, validation)
+        {537: (57767, 15315), 592: (11880, 4577)}
+        >>> harness_demo_ids([592], 2, train, validation)
+        {592: (57767, 15315)}
     """
     task = task or default_task()
     ids = task.check_ids(item_ids, unseal=unseal)
@@ -104,6 +113,12 @@ def item_keyed_demo_ids(
 
     A generator seeded with the string ``"{seed}:{item_id}"`` (hashed by Python's own
     string seeding, stable across versions and machines) draws ``k`` distinct train idx.
+
+    Examples:
+        >>> from evalcore.scoring import item_keyed_demo_ids
+        >>> from evalcore.sst2 import TRAIN_SIZE
+        >>> item_keyed_demo_ids(537, 4, TRAIN_SIZE)
+        (43401, 66558, 32676, 61667)
     """
     (task or default_task()).check_ids([item_id], unseal=True)  # type and range only: choosing demos scores nothing
     k = _check_k(k)
@@ -117,6 +132,11 @@ def demos_digest(demos: Mapping[int, Sequence[int]]) -> str:
 
     Raises:
         TypeError: an id that is not an int.
+
+    Examples:
+        >>> from evalcore.scoring import demos_digest
+        >>> demos_digest({537: [57767, 15315]})[:12]
+        '167215cc229f'
     """
     body = {}
     for item, ids in demos.items():
@@ -138,13 +158,24 @@ def demo_block(
     choices: Sequence[str] | None = None,
     task: Task | None = None,
 ) -> str:
-    """The demos as the harness writes them before an item: each answered, each followed by the delimiter.
+    r"""The demos as the harness writes them before an item: each answered, each followed by the delimiter.
 
     The one demo-prompt builder: the task's own format by default
     (:meth:`evalcore.tasks.Task.demo_block`); Part III's conditions pass their own template
     (``render``, called with the value of the one field the task's template fills in),
     delimiter and answer words. Pass the result as ``demo_block`` to
     :func:`evalcore.scoring.loglik.score_item` to score an item with them.
+
+    Examples:
+        >>> from evalcore.scoring import demo_block
+        >>> from evalcore.sst2 import Row
+        >>> demos = [Row(0, "Fun.", 1), Row(1, "Dull.", 0)]
+        >>> demo_block(demos[:1])
+        'Fun.\nQuestion: Is this sentence positive or negative?\nAnswer: positive\n\n'
+        >>> def review(text):
+        ...     return f"Review: {text} Sentiment:"
+        >>> demo_block(demos, render=review, choices=("bad", "good"))
+        'Review: Fun. Sentiment: good\n\nReview: Dull. Sentiment: bad\n\n'
     """
     task = task or default_task()
     if render is None and target_delimiter is None and choices is None:
@@ -161,6 +192,18 @@ def fewshot_context(demos: Sequence[TaskItem], item: TaskItem, *, task: Task | N
     """The context string of one item with its demos, as the harness writes it.
 
     An empty ``demos`` gives the zero-shot context, the item's ``doc_to_text``.
+
+    Examples:
+        >>> from evalcore.scoring import fewshot_context
+        >>> from evalcore.sst2 import Row
+        >>> print(fewshot_context([Row(0, "Fun.", 1)], Row(1, "A toy review.", 0)))
+        Fun.
+        Question: Is this sentence positive or negative?
+        Answer: positive
+        <BLANKLINE>
+        A toy review.
+        Question: Is this sentence positive or negative?
+        Answer:
     """
     task = task or default_task()
     return task.demo_block(demos) + task.text(item)

@@ -31,6 +31,13 @@ def parse_label(text: str, choices: Sequence[str]) -> int | None:
 
     Raises:
         TypeError: ``text`` is not a string.
+
+    Examples:
+        >>> from evalcore.scoring import parse_label
+        >>> parse_label("This sentence is positive.", ("negative", "positive"))
+        1
+        >>> parse_label("Positively so.", ("negative", "positive")) is None
+        True
     """
     if not isinstance(text, str):
         raise InvalidTypeError(f"text must be str, got {type(text).__name__}")
@@ -56,6 +63,16 @@ def greedy_continuation(
 
     Raises:
         ValueError: ``max_new_tokens`` below 1.
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import greedy_continuation, parse_label
+        >>> from evalcore.sst2 import CHOICES, doc_to_text
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> context = doc_to_text("A toy review: a delight.")
+        >>> text, ids = greedy_continuation(model, tokenizer, context)
+        >>> text, len(ids), parse_label(text, CHOICES)
+        (' The sentence is positive.', 6, 1)
     """
     import torch
 

@@ -70,6 +70,16 @@ def encode_pair(tokenizer: Any, context: str, continuation: str, *, max_length: 
         ContextNotPrefixError: ``encode(context)`` is not a prefix of ``encode(context + continuation)``,
             or the continuation has no tokens.
         PromptTooLongError: the input would exceed ``max_length`` tokens.
+
+    Examples:
+        >>> from evalcore.models import load_tokenizer
+        >>> from evalcore.scoring import encode_pair
+        >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+        >>> pair = encode_pair(tokenizer, "Answer: ", "positive")
+        >>> pair.context, pair.continuation
+        ('Answer:', ' positive')
+        >>> pair.context_ids, pair.continuation_ids, pair.input_ids
+        ((1, 21350, 42), (2731,), (1, 21350, 42))
     """
     if not context:
         raise ContextNotPrefixError("empty context: the harness refuses it too")
@@ -98,6 +108,16 @@ def argmax_first(values: Sequence[float]) -> int:
         InvalidInputError: an empty sequence, or a NaN among the values. ``numpy.argmax``
             would return the first NaN's index; a NaN score is a broken forward pass, not
             a prediction, so it is refused with its position.
+
+    Examples:
+        >>> from evalcore.scoring import argmax_first
+        >>> argmax_first([-7.91, -7.41]), argmax_first([-2.0, -2.0])
+        (1, 0)
+        >>> try:
+        ...     argmax_first([-7.91, float("nan")])
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: value 1 of [-7.91, nan] is NaN: ...
     """
     if not values:
         raise InvalidInputError("argmax of an empty sequence")
@@ -122,6 +142,16 @@ def continuation_scores(window: Any, continuation_ids: Sequence[int]) -> tuple[t
     Returns:
         ``(token log-probs, s_ij, is_greedy)``. s_ij is summed in the tensor's dtype
         (float32), as the harness sums it, then converted to a Python float.
+
+    Examples:
+        >>> import torch
+        >>> from evalcore.scoring import continuation_scores
+        >>> window = torch.log_softmax(
+        ...     torch.tensor([[0.0, 1.0, 2.0], [2.0, 0.0, 0.0]]), dim=-1
+        ... )
+        >>> token_logprobs, total, greedy = continuation_scores(window, [2, 0])
+        >>> [round(x, 3) for x in token_logprobs], round(total, 3), greedy
+        ([-0.408, -0.24], -0.647, True)
     """
     import torch
 
@@ -183,6 +213,17 @@ def score_item(
     item's text, as in :func:`evalcore.sst2.task.requests_for`. ``task`` says whose item it is
     (:func:`evalcore.tasks.default_task`, SST-2, when not given): any multiple-choice task's
     requests, :meth:`evalcore.tasks.Task.requests_for`, are scored the same way.
+
+    Examples:
+        >>> from evalcore import load_model
+        >>> from evalcore.scoring import score_item
+        >>> from evalcore.sst2 import load_split
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> item = score_item(model, tokenizer, load_split("validation")[0])
+        >>> item.item_id, item.gold_index, item.prediction, item.forward_passes
+        (0, 1, 1, 1)
+        >>> [round(s, 2) for s in item.loglik]
+        [-7.91, -7.41]
     """
     import torch
     import torch.nn.functional as F
@@ -219,6 +260,28 @@ def assemble_item(
     Args:
         window_for: candidate -> ``[n_cont, vocabulary]`` tensor of log-softmax rows at
             the positions that predict its tokens (the last ``n_cont`` input positions).
+
+    Examples:
+        >>> import torch
+        >>> from evalcore.scoring import Candidate, assemble_item
+        >>> from evalcore.tasks import DocItem
+        >>> window = torch.log_softmax(torch.arange(10.0), dim=-1).unsqueeze(0)
+        >>> no = Candidate("Fun?", " no", (1, 5), (8,), "Fun?")
+        >>> yes = Candidate("Fun?", " yes", (1, 5), (9,), "Fun?")
+        >>> item = assemble_item(
+        ...     DocItem(0, 1),
+        ...     [no, yes],
+        ...     lambda c: window,
+        ...     shape=(1, 2, 10),
+        ...     forward_passes=1,
+        ... )
+        >>> (
+        ...     [round(s, 3) for s in item.loglik],
+        ...     item.is_greedy,
+        ...     item.prediction,
+        ...     item.correct,
+        ... )
+        ([-1.459, -0.459], (False, True), 1, True)
     """
     token_lps, logliks, greedy = [], [], []
     for cand in candidates:
@@ -239,7 +302,20 @@ def assemble_item(
 
 
 def validation_row(rows: Sequence[TaskItem], item_id: int) -> TaskItem:
-    """The row with idx ``item_id``; refuses a split that is not in idx order."""
+    """The row with idx ``item_id``; refuses a split that is not in idx order.
+
+    Examples:
+        >>> from evalcore import load_split
+        >>> from evalcore.scoring import validation_row
+        >>> rows = load_split("validation")
+        >>> validation_row(rows, 537).idx
+        537
+        >>> try:
+        ...     validation_row(rows[1:], 537)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: rows[537] has idx 538: pass the verified split ...
+    """
     row = rows[item_id]
     if row.idx != item_id:
         raise InvalidInputError(f"rows[{item_id}] has idx {row.idx}: pass the verified split in idx order")
@@ -270,6 +346,15 @@ def score_items(
     Raises:
         SealedItemError, InvalidInputError, InvalidTypeError: from the task's ``check_ids``.
         PromptTooLongError: an item is too long; nothing is returned for any item.
+
+    Examples:
+        >>> from evalcore import dev_ids, load_model, load_split, score_items
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> scores = score_items(
+        ...     model, tokenizer, load_split("validation"), dev_ids()[:2]
+        ... )
+        >>> [(s.item_id, s.gold_index, s.prediction, s.correct) for s in scores]
+        [(537, 1, 1, True), (592, 0, 0, True)]
     """
     task = task or default_task()
     ids = task.check_ids(ids, unseal=unseal)
@@ -296,6 +381,19 @@ def ledger_records(
     Explained in the book chapter *Failures, retries and denominators*. An item whose
     prompt exceeds ``max_length`` is not dropped: it ends in ``error`` with the reason,
     so :func:`evalcore.protocol.ledger.summarize_ledger` can report both denominators.
+
+    Examples:
+        >>> from evalcore import dev_ids, load_model, load_split
+        >>> from evalcore.scoring import ledger_records
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> rows, ids = load_split("validation"), dev_ids()[:2]
+        >>> ledger_records(model, tokenizer, rows, ids)
+        [{'id': '537', 'status': 'passed'}, {'id': '592', 'status': 'passed'}]
+        >>> refused = ledger_records(model, tokenizer, rows, ids, max_length=20)
+        >>> [record["status"] for record in refused]
+        ['error', 'error']
+        >>> refused[0]["error"]
+        'request needs 43 input tokens, more than max_length=20; ...'
     """
     task = task or default_task()
     records = []

@@ -65,17 +65,37 @@ class Row:
     """Gold label: 0 negative, 1 positive."""
 
     def as_doc(self) -> dict[str, Any]:
-        """The row as the harness sees a document: ``{"sentence", "label", "idx"}``."""
+        """The row as the harness sees a document: ``{"sentence", "label", "idx"}``.
+
+        Examples:
+            >>> from evalcore.sst2 import Row
+            >>> Row(0, "A toy review.", 1).as_doc()
+            {'sentence': 'A toy review.', 'label': 1, 'idx': 0}
+        """
         return {"sentence": self.sentence, "label": self.label, "idx": self.idx}
 
 
 def row_sha256(idx: int, sentence: str, label: int) -> str:
-    """SHA-256 of the canonical JSON array ``[idx, sentence, label]``."""
+    """SHA-256 of the canonical JSON array ``[idx, sentence, label]``.
+
+    Examples:
+        >>> from evalcore.sst2 import committed_row_hashes, load_split, row_sha256
+        >>> row = load_split("validation")[0]
+        >>> digest = row_sha256(row.idx, row.sentence, row.label)
+        >>> digest[:12], digest == committed_row_hashes("validation")[0]
+        ('94b9b945f460', True)
+    """
     return hashlib.sha256(canonical_json([idx, sentence, label])).hexdigest()
 
 
 def split_digest(row_hashes: list[str]) -> str:
-    """SHA-256 over a split's row hashes in idx order, one per line."""
+    """SHA-256 over a split's row hashes in idx order, one per line.
+
+    Examples:
+        >>> from evalcore.sst2 import committed_row_hashes, split_digest
+        >>> split_digest(committed_row_hashes("validation"))[:12]
+        'c04b9b3dc261'
+    """
     return sha256_text("\n".join(row_hashes))  # hex digits only: their UTF-8 is their ASCII
 
 
@@ -86,7 +106,15 @@ def _committed() -> dict[str, Any]:
 
 
 def committed_row_hashes(split: str) -> list[str]:
-    """Per-row hashes committed for a split (full for validation, 16-hex prefixes for train)."""
+    """Per-row hashes committed for a split (full for validation, 16-hex prefixes for train).
+
+    Examples:
+        >>> from evalcore.sst2 import committed_row_hashes
+        >>> validation = committed_row_hashes("validation")
+            >>> train = committed_row_hashes("train")
+        >>> len(validation), len(validation[0]), len(train), len(train[0])
+        (872, 64, 67349, 16)
+    """
     name = _committed()[split]["row_hash_file"]
     text = importlib_resources.files("evalcore").joinpath(f"data/{name}").read_text("ascii")
     return text.split()
@@ -97,6 +125,11 @@ def data_dir() -> Path:
 
     Raises:
         FileNotFoundError: the variable is unset, or names a directory that does not exist.
+
+    Examples:
+        >>> from evalcore.sst2 import data_dir
+        >>> (data_dir() / "dev.tsv").is_file(), (data_dir() / "train.tsv").is_file()
+        (True, True)
     """
     value = os.environ.get(DATA_ENV)
     if not value:
@@ -117,6 +150,12 @@ def read_tsv(path: Path) -> list[Row]:
         DataUnavailableError: no such file.
         DataIntegrityError: bytes that are not UTF-8 (naming the line, the byte and its
             offset), a wrong header, or a malformed row (naming its idx).
+
+    Examples:
+        >>> from evalcore.sst2 import data_dir, read_tsv
+        >>> rows = read_tsv(data_dir() / "dev.tsv")
+        >>> len(rows), rows[0].idx, rows[0].label
+        (872, 0, 1)
     """
     if not path.is_file():
         raise DataUnavailableError(f"SST-2 file {path} does not exist (set ${DATA_ENV})")
@@ -164,6 +203,19 @@ def verify_rows(split: str, rows: list[Row]) -> str:
     Raises:
         DataIntegrityError: wrong count, an idx out of order, or a row whose hash
             differs; the message names the first bad idx.
+
+    Examples:
+        >>> from dataclasses import replace
+        >>> from evalcore.sst2 import data_dir, read_tsv, verify_rows
+        >>> rows = read_tsv(data_dir() / "dev.tsv")
+        >>> verify_rows("validation", rows)[:12]
+        'c04b9b3dc261'
+        >>> rows[5] = replace(rows[5], label=1 - rows[5].label)
+        >>> try:
+        ...     verify_rows("validation", rows)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        DataIntegrityError: validation: row idx 5 differs from the committed ...
     """
     expected = _committed()[split]
     hashes = [row_sha256(r.idx, r.sentence, r.label) for r in rows]
@@ -200,6 +252,17 @@ def load_split(split: str, *, source: str = "local") -> list[Row]:
         FileNotFoundError: no data directory or file.
         DataIntegrityError: rows that differ from the committed digests.
         HubUnavailableError: ``source="hub"`` without Hub access.
+
+    Examples:
+        >>> from evalcore import load_split
+        >>> rows = load_split("validation")
+        >>> len(rows), rows[0].idx, rows[0].label, sum(row.label for row in rows)
+        (872, 0, 1, 444)
+        >>> try:
+        ...     load_split("test")
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: unknown split 'test'; expected one of [...]
     """
     if split not in SPLITS:
         raise InvalidInputError(f"unknown split {split!r}; expected one of {sorted(SPLITS)}")

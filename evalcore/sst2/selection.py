@@ -52,7 +52,14 @@ CONFIRM_SIZE = 128
 
 
 def hash_order(n: int = VALIDATION_SIZE, salt: str = SALT) -> list[int]:
-    """All idx ``0..n-1`` sorted by ``sha256(f"{salt}:{idx}")``."""
+    """All idx ``0..n-1`` sorted by ``sha256(f"{salt}:{idx}")``.
+
+    Examples:
+        >>> from evalcore.sst2 import hash_order
+        >>> order = hash_order()
+        >>> len(order), order[:5]
+        (872, [537, 592, 168, 771, 429])
+    """
     return sorted(range(n), key=lambda idx: sha256_text(f"{salt}:{idx}"))
 
 
@@ -64,31 +71,68 @@ BENCHMARK_SALT = "evalbook/sst2/benchmark/v1"
 
 
 def benchmark_train_ids(n: int) -> list[int]:
-    """The first ``n`` train rows in the benchmarks' hash order."""
+    """The first ``n`` train rows in the benchmarks' hash order.
+
+    Examples:
+        >>> from evalcore.sst2 import benchmark_train_ids
+        >>> benchmark_train_ids(3)
+        [5691, 31862, 42538]
+    """
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= TRAIN_SIZE:
         raise InvalidInputError(f"n must be an int in 1..{TRAIN_SIZE}, got {n!r}")
     return hash_order(TRAIN_SIZE, BENCHMARK_SALT)[:n]
 
 
 def dev_ids() -> list[int]:
-    """The dev items, in hash order (not sorted)."""
+    """The dev items, in hash order (not sorted).
+
+    Examples:
+        >>> from evalcore import dev_ids
+        >>> len(dev_ids()), dev_ids()[:5]
+        (64, [537, 592, 168, 771, 429])
+    """
     return hash_order()[:DEV_SIZE]
 
 
 def confirm_ids() -> list[int]:
-    """The sealed confirm items, in hash order."""
+    """The sealed confirm items, in hash order.
+
+    Examples:
+        >>> from evalcore import confirm_ids, dev_ids
+        >>> len(confirm_ids()), confirm_ids()[:3]
+        (128, [255, 826, 61])
+        >>> set(confirm_ids()) & set(dev_ids())
+        set()
+    """
     return hash_order()[DEV_SIZE : DEV_SIZE + CONFIRM_SIZE]
 
 
 def unsealed_ids() -> list[int]:
-    """Every validation idx outside the confirm set, ascending (what a measurement may score freely)."""
+    """Every validation idx outside the confirm set, ascending (what a measurement may score freely).
+
+    Examples:
+        >>> from evalcore.sst2 import confirm_ids, unsealed_ids
+        >>> len(unsealed_ids()), unsealed_ids()[:5]
+        (744, [0, 1, 2, 3, 4])
+        >>> any(i in unsealed_ids() for i in confirm_ids())
+        False
+    """
     sealed = set(confirm_ids())
     return [i for i in range(VALIDATION_SIZE) if i not in sealed]
 
 
 @cache
 def committed_selection() -> dict[str, Any]:
-    """The selection as committed in ``evalcore/data/selection.json``."""
+    """The selection as committed in ``evalcore/data/selection.json``.
+
+    Examples:
+        >>> from evalcore.sst2 import committed_selection, dev_ids
+        >>> selection = committed_selection()
+        >>> sorted(selection), selection["salt"]
+        (['confirm', 'dev', 'rule', 'salt'], 'evalbook/sst2/selection/v1')
+        >>> [entry["idx"] for entry in selection["dev"]] == dev_ids()
+        True
+    """
     text = importlib_resources.files("evalcore").joinpath("data/selection.json").read_text("utf-8")
     return json_object(json.loads(text), "evalcore/data/selection.json")
 
@@ -107,6 +151,18 @@ def check_ids(ids: Iterable[object], *, unseal: bool = False) -> list[int]:
         TypeError: an id is not an int (a bool or a string is refused, not converted).
         ValueError: no ids, an id outside ``0..871``, or an id listed twice.
         SealedItemError: a confirm id without ``unseal=True``.
+
+    Examples:
+        >>> from evalcore import check_ids
+        >>> check_ids([537, 592])
+        [537, 592]
+        >>> try:
+        ...     check_ids([537, 255])
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        SealedItemError: item ids [255] belong to the sealed confirm set; ...
+        >>> check_ids([255], unseal=True)
+        [255]
     """
     out = check_item_ids(ids, VALIDATION_SIZE)
     if not unseal:

@@ -40,17 +40,33 @@ TASK_VERSION = "1.0"
 
 
 def doc_to_text(sentence: str) -> str:
-    """The context string for one item: :data:`TEMPLATE` with the sentence filled in."""
+    """The context string for one item: :data:`TEMPLATE` with the sentence filled in.
+
+    Examples:
+        >>> from evalcore.sst2 import doc_to_text
+        >>> print(doc_to_text("A toy review."))
+        A toy review.
+        Question: Is this sentence positive or negative?
+        Answer:
+    """
     if not isinstance(sentence, str):
         raise InvalidTypeError(f"sentence must be str, got {type(sentence).__name__}")
     return TEMPLATE.replace("{{sentence}}", sentence, 1)
 
 
 def requests_for(sentence: str, demo_block: str = "") -> list[tuple[str, str]]:
-    """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
+    r"""``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
 
     ``demo_block`` goes before the item's own text: the few-shot demos
     (:func:`evalcore.scoring.fewshot.demo_block`).
+
+    Examples:
+        >>> from evalcore.sst2 import requests_for
+        >>> pairs = requests_for("A toy review.")
+        >>> [continuation for _, continuation in pairs]
+        [' negative', ' positive']
+        >>> pairs[0][0].endswith("\nAnswer:"), pairs[0][0] == pairs[1][0]
+        (True, True)
     """
     context = demo_block + doc_to_text(sentence)
     return [(context, TARGET_DELIMITER + choice) for choice in CHOICES]
@@ -66,40 +82,104 @@ class Sst2Task(Task):
         return SPEC
 
     def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
-        """:func:`evalcore.sst2.rows.load_split`."""
+        """:func:`evalcore.sst2.rows.load_split`.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> rows = default_task().load_split("validation")
+            >>> len(rows), rows[0].idx, rows[0].label
+            (872, 0, 1)
+        """
         return list(load_split(split, source=source))
 
     def split_size(self, split: str) -> int:
-        """872 validation rows, 67,349 train rows."""
+        """872 validation rows, 67,349 train rows.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> task = default_task()
+            >>> task.split_size("validation"), task.split_size("train")
+            (872, 67349)
+        """
         sizes = {"validation": VALIDATION_SIZE, "train": TRAIN_SIZE}
         if split not in sizes:
             raise InvalidInputError(f"unknown split {split!r}; expected one of {sorted(sizes)}")
         return sizes[split]
 
     def content_sha256(self, doc: Mapping[str, Any]) -> str:
-        """An SST-2 document's :func:`~evalcore.sst2.rows.row_sha256`; any other document's canonical JSON hashed."""
+        """An SST-2 document's :func:`~evalcore.sst2.rows.row_sha256`; any other document's canonical JSON hashed.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> task = default_task()
+            >>> row = task.load_split("validation")[0]
+            >>> task.content_sha256(row.as_doc()) == task.committed_row_hashes(
+            ...     "validation"
+            ... )[0]
+            True
+        """
         if set(doc) == {"sentence", "label", "idx"}:
             return row_sha256(doc["idx"], doc["sentence"], doc["label"])
         return super().content_sha256(doc)
 
     def committed_row_hashes(self, split: str) -> list[str]:
-        """:func:`evalcore.sst2.rows.committed_row_hashes`."""
+        """:func:`evalcore.sst2.rows.committed_row_hashes`.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> hashes = default_task().committed_row_hashes("validation")
+            >>> len(hashes), hashes[0][:12]
+            (872, '94b9b945f460')
+        """
         return committed_row_hashes(split)
 
     def verify_rows(self, split: str, rows: Sequence[TaskItem]) -> str:
-        """:func:`evalcore.sst2.rows.verify_rows`: every row against the committed digests."""
+        """:func:`evalcore.sst2.rows.verify_rows`: every row against the committed digests.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> task = default_task()
+            >>> task.verify_rows("validation", task.load_split("validation"))[:12]
+            'c04b9b3dc261'
+        """
         return verify_rows(split, [Row(r.idx, r.as_doc()["sentence"], r.label) for r in rows])
 
     def confirm_ids(self) -> list[int]:
-        """The sealed confirm items."""
+        """The sealed confirm items.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> confirm = default_task().confirm_ids()
+            >>> len(confirm), confirm[:3]
+            (128, [255, 826, 61])
+        """
         return confirm_ids()
 
     def dev_ids(self) -> list[int]:
-        """The 64 dev items, in hash order."""
+        """The 64 dev items, in hash order.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> dev = default_task().dev_ids()
+            >>> len(dev), dev[:3]
+            (64, [537, 592, 168])
+        """
         return dev_ids()
 
     def check_ids(self, ids: Iterable[object], *, unseal: bool = False) -> list[int]:
-        """:func:`evalcore.sst2.selection.check_ids`: sealed items need ``unseal``."""
+        """:func:`evalcore.sst2.selection.check_ids`: sealed items need ``unseal``.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> task = default_task()
+            >>> task.check_ids([537, 592])
+            [537, 592]
+            >>> try:
+            ...     task.check_ids([255])
+            ... except Exception as error:
+            ...     print(f"{type(error).__name__}: {error}")
+            SealedItemError: item ids [255] belong to the sealed confirm set; ...
+        """
         return check_ids(ids, unseal=unseal)
 
     def check_selection(self) -> tuple[int, int]:
@@ -107,6 +187,11 @@ class Sst2Task(Task):
 
         Raises:
             DataIntegrityError: the committed ids differ from the ones the hash order gives.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> default_task().check_selection()
+            (64, 128)
         """
         from evalcore.sst2 import selection  # looked up at call time, as evalcore prepare reads it
 

@@ -125,7 +125,14 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval for k/n (no continuity correction)."""
+    """The Wilson score interval for k/n (no continuity correction).
+
+    Examples:
+        >>> from evalcore.stats import wilson
+        >>> low, high = wilson(48, 64)
+        >>> round(low, 3), round(high, 3)
+        (0.632, 0.84)
+    """
     _check_count(k, n)
     _check_confidence(confidence)
     z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)

@@ -38,7 +38,14 @@ __all__ = [
 
 
 def default_task() -> Task:
-    """The book's task: GLUE SST-2 as lm-eval 0.4.9.2's ``sst2`` YAML declares it, on the verified rows."""
+    """The book's task: GLUE SST-2 as lm-eval 0.4.9.2's ``sst2`` YAML declares it, on the verified rows.
+
+    Examples:
+        >>> from evalcore.tasks import default_task
+        >>> task = default_task()
+        >>> task.spec.name, task.spec.choices, task.split_size(task.spec.eval_split)
+        ('sst2', ('negative', 'positive'), 872)
+    """
     from evalcore.sst2.task import SST2
 
     return SST2

@@ -31,6 +31,16 @@ def check_item_ids(ids: Iterable[object], size: int) -> list[int]:
     Raises:
         InvalidTypeError: an id that is not an int (a bool or a string is refused, not converted).
         InvalidInputError: no ids, an id out of range, or an id listed twice.
+
+    Examples:
+        >>> from evalcore.tasks import check_item_ids
+        >>> check_item_ids([3, 0, 2], 4)
+        [3, 0, 2]
+        >>> try:
+        ...     check_item_ids([1, 4], 4)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: item id 4 is outside 0..3
     """
     out: list[int] = []
     for position, item_id in enumerate(ids):
@@ -59,51 +69,192 @@ class Task(ABC):
 
     @abstractmethod
     def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
-        """A split's items in index order, verified where the task has committed digests."""
+        """A split's items in index order, verified where the task has committed digests.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> [(item.idx, item.label) for item in task.load_split("validation")]
+            [(0, 1), (1, 0)]
+        """
 
     @abstractmethod
     def split_size(self, split: str) -> int:
-        """How many items a split holds."""
+        """How many items a split holds.
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> task = default_task()
+            >>> task.split_size("validation"), task.split_size(task.spec.fewshot_split)
+            (872, 67349)
+        """
 
     def content_sha256(self, doc: Mapping[str, Any]) -> str:
-        """A document's identity by content: SHA-256 of its canonical JSON."""
+        """A document's identity by content: SHA-256 of its canonical JSON.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.content_sha256(docs[0])[:12]
+            '43a76a56740c'
+            >>> reordered = {"label": 1, "text": "Great fun."}
+            >>> task.content_sha256(reordered) == task.content_sha256(docs[0])
+            True
+        """
         return hashlib.sha256(canonical_json(dict(doc))).hexdigest()
 
     def item_sha256(self, item: TaskItem) -> str:
-        """An item's identity by content (:meth:`content_sha256` of its document)."""
+        """An item's identity by content (:meth:`content_sha256` of its document).
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> first = task.load_split("validation")[0]
+            >>> task.item_sha256(first) == task.content_sha256(docs[0])
+            True
+        """
         return self.content_sha256(item.as_doc())
 
     def split_digest(self, row_hashes: Sequence[str]) -> str:
-        """SHA-256 over a split's item hashes in index order, one per line."""
+        """SHA-256 over a split's item hashes in index order, one per line.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> hashes = [task.item_sha256(item) for item in task.load_split("validation")]
+            >>> task.split_digest(hashes)[:12]
+            'bdec05fa3105'
+        """
         return sha256_text("\n".join(row_hashes))
 
     def committed_row_hashes(self, split: str) -> list[str]:
-        """The item hashes committed for a split; a task without committed digests has none to give."""
+        """The item hashes committed for a split; a task without committed digests has none to give.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> try:
+            ...     task.committed_row_hashes("validation")
+            ... except Exception as error:
+            ...     print(f"{type(error).__name__}: {error}")
+            DataUnavailableError: task 'toy' has no committed item hashes ...
+        """
         raise DataUnavailableError(f"task {self.spec.name!r} has no committed item hashes for {split!r}")
 
     def verify_rows(self, split: str, rows: Sequence[TaskItem]) -> str:
-        """The split digest of ``rows``, after whatever check the task can make of them."""
+        """The split digest of ``rows``, after whatever check the task can make of them.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.verify_rows("validation", task.load_split("validation"))[:12]
+            'bdec05fa3105'
+        """
         return self.split_digest([self.item_sha256(r) for r in rows])
 
     def confirm_ids(self) -> list[int]:
-        """The sealed items: none unless the task declares a confirm set."""
+        """The sealed items: none unless the task declares a confirm set.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.confirm_ids()
+            []
+        """
         return []
 
     def dev_ids(self) -> list[int]:
-        """The items a run scores by default: every unsealed item of the evaluated split."""
+        """The items a run scores by default: every unsealed item of the evaluated split.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.dev_ids()
+            [0, 1]
+        """
         sealed = set(self.confirm_ids())
         return [i for i in range(self.split_size(self.spec.eval_split)) if i not in sealed]
 
     def check_selection(self) -> tuple[int, int]:
-        """``(dev, confirm)`` counts; a task with a committed selection checks it first."""
+        """``(dev, confirm)`` counts; a task with a committed selection checks it first.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.check_selection()
+            (2, 0)
+        """
         return len(self.dev_ids()), len(self.confirm_ids())
 
     def check_ids(self, ids: Iterable[object], *, unseal: bool = False) -> list[int]:
-        """Item ids of the evaluated split, validated before anything is scored (sealed ones need ``unseal``)."""
+        """Item ids of the evaluated split, validated before anything is scored (sealed ones need ``unseal``).
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.check_ids([1, 0])
+            [1, 0]
+            >>> try:
+            ...     task.check_ids([0, 2])
+            ... except Exception as error:
+            ...     print(f"{type(error).__name__}: {error}")
+            InvalidInputError: item id 2 is outside 0..1
+        """
         return check_item_ids(ids, self.split_size(self.spec.eval_split))
 
     def text(self, item: TaskItem) -> str:
-        """The item's own text: ``doc_to_text`` of its document."""
+        """The item's own text: ``doc_to_text`` of its document.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.text(task.load_split("validation")[0])
+            'Great fun. Sentiment:'
+        """
         return self.spec.doc_to_text(item.as_doc())
 
     def field_text(self, item: TaskItem) -> str:
@@ -111,6 +262,16 @@ class Task(ABC):
 
         Raises:
             InvalidInputError: a template that fills in no field or several.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.field_text(task.load_split("validation")[0])
+            'Great fun.'
         """
         fields = self.spec.fields
         if len(fields) != 1:
@@ -118,11 +279,33 @@ class Task(ABC):
         return str(item.as_doc()[fields[0]])
 
     def requests_for(self, item: TaskItem, demo_block: str = "") -> list[tuple[str, str]]:
-        """The item's ``(context, continuation)`` pairs, ``demo_block`` before its text."""
+        """The item's ``(context, continuation)`` pairs, ``demo_block`` before its text.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.requests_for(task.load_split("validation")[1])
+            [('Dull. Sentiment:', ' bad'), ('Dull. Sentiment:', ' good')]
+        """
         return self.spec.requests_for(item.as_doc(), demo_block)
 
     def demo_block(self, demos: Sequence[TaskItem]) -> str:
-        """The demos as the harness writes them before an item: each answered, each followed by the delimiter."""
+        r"""The demos as the harness writes them before an item: each answered, each followed by the delimiter.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs})
+            >>> task.demo_block(task.load_split("validation"))
+            'Great fun. Sentiment: good\n\nDull. Sentiment: bad\n\n'
+        """
         return "".join(self.spec.demo_text(d.as_doc()) for d in demos)
 
 
@@ -141,13 +324,35 @@ class LocalTask(Task):
         return self._spec
 
     def load_split(self, split: str, *, source: str = "local") -> list[TaskItem]:
-        """The given documents of ``split`` as items (``source`` must be ``local``)."""
+        """The given documents of ``split`` as items (``source`` must be ``local``).
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs, "train": docs[:1]})
+            >>> [item.as_doc() for item in task.load_split("train")]
+            [{'text': 'Great fun.', 'label': 1}]
+        """
         if source != "local":
             raise InvalidInputError(f"task {self._spec.name!r} has its documents at hand only (source 'local')")
         return list(self._items_of(split))
 
     def split_size(self, split: str) -> int:
-        """How many documents ``split`` holds."""
+        """How many documents ``split`` holds.
+
+        Examples:
+            >>> from evalcore.tasks import LocalTask, TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+            >>> task = LocalTask(spec, {"validation": docs, "train": docs[:1]})
+            >>> task.split_size("validation"), task.split_size("train")
+            (2, 1)
+        """
         return len(self._items_of(split))
 
     def _items_of(self, split: str) -> list[DocItem]:
@@ -157,11 +362,25 @@ class LocalTask(Task):
 
 
 def read_json_lines(path: str | Path) -> list[dict[str, Any]]:
-    """The documents of a JSON-lines file, one object per non-empty line.
+    r"""The documents of a JSON-lines file, one object per non-empty line.
 
     Raises:
         DataUnavailableError: no such file.
         DataIntegrityError: a line that is not a JSON object (naming the file and the line).
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.tasks import read_json_lines
+        >>> path = Path(tempfile.mkdtemp()) / "validation.jsonl"
+        >>> lines = [
+        ...     '{"text": "Great fun.", "label": 1}',
+        ...     "",
+        ...     '{"text": "Dull.", "label": 0}',
+        ... ]
+        >>> _ = path.write_text("\n".join(lines))
+        >>> read_json_lines(path)
+        [{'text': 'Great fun.', 'label': 1}, {'text': 'Dull.', 'label': 0}]
     """
     path = Path(path)
     if not path.is_file():
@@ -190,6 +409,28 @@ def local_task(config: Mapping[str, Any], root: str | Path = ".") -> LocalTask:
 
     Raises:
         InvalidInputError: another kind of dataset, or a config :meth:`TaskSpec.from_config` refuses.
+
+    Examples:
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.tasks import local_task
+        >>> root = Path(tempfile.mkdtemp())
+        >>> _ = (root / "dev.jsonl").write_text(
+        ...     json.dumps({"text": "Great fun.", "label": 1})
+        ... )
+        >>> config = {
+        ...     "task": "toy",
+        ...     "output_type": "multiple_choice",
+        ...     "dataset_path": "json",
+        ...     "dataset_kwargs": {"data_files": {"validation": "dev.jsonl"}},
+        ...     "validation_split": "validation",
+        ...     "doc_to_text": "{{text}} Sentiment:",
+        ...     "doc_to_choice": ["bad", "good"],
+        ...     "doc_to_target": "label",
+        ... }
+        >>> task = local_task(config, root)
+        >>> task.spec.name, task.split_size("validation"), task.dev_ids()
+        ('toy', 1, [0])
     """
     spec = TaskSpec.from_config(config)
     files = (config.get("dataset_kwargs") or {}).get("data_files")

@@ -53,7 +53,14 @@ class TaskItem(Protocol):
         """The gold choice's index."""
 
     def as_doc(self) -> dict[str, Any]:
-        """The document as the harness sees it (a dict of its fields)."""
+        """The document as the harness sees it (a dict of its fields).
+
+        Examples:
+            >>> from evalcore.tasks import default_task
+            >>> row = default_task().load_split("validation")[0]
+            >>> sorted(row.as_doc())
+            ['idx', 'label', 'sentence']
+        """
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,14 @@ class DocItem:
     """The document's fields, as the data files hold them."""
 
     def as_doc(self) -> dict[str, Any]:
-        """A fresh dict of the document's fields."""
+        """A fresh dict of the document's fields.
+
+        Examples:
+            >>> from evalcore.tasks import DocItem
+            >>> item = DocItem(0, 1, {"text": "Great fun.", "label": 1})
+            >>> item.as_doc()
+            {'text': 'Great fun.', 'label': 1}
+        """
         return dict(self.doc)
 
 
@@ -168,6 +182,14 @@ class TaskSpec:
 
         Raises:
             InvalidInputError: the document lacks a field the template names.
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> spec.doc_to_text({"text": "Great fun.", "label": 1})
+            'Great fun. Sentiment:'
         """
 
         def fill(match: re.Match[str]) -> str:
@@ -179,7 +201,16 @@ class TaskSpec:
         return _FIELD.sub(fill, self.template)
 
     def choices_of(self, doc: Mapping[str, Any]) -> tuple[str, ...]:
-        """The document's answer strings, in index order."""
+        """The document's answer strings, in index order.
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "quiz", "1", "Q: {{q}} A:", "answer", choice_field="options"
+            ... )
+            >>> spec.choices_of({"q": "2 + 2?", "options": ["three", "four"], "answer": 1})
+            ('three', 'four')
+        """
         if self.choices is not None:
             return self.choices
         value = doc.get(self.choice_field or "")
@@ -190,7 +221,16 @@ class TaskSpec:
         return tuple(value)
 
     def gold_of(self, doc: Mapping[str, Any]) -> int:
-        """The gold choice's index, checked against the document's choices."""
+        """The gold choice's index, checked against the document's choices.
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "quiz", "1", "Q: {{q}} A:", "answer", choice_field="options"
+            ... )
+            >>> spec.gold_of({"q": "2 + 2?", "options": ["three", "four"], "answer": 1})
+            1
+        """
         gold = self.target_field if isinstance(self.target_field, int) else doc.get(self.target_field)
         n = len(self.choices_of(doc))
         if isinstance(gold, bool) or not isinstance(gold, int) or not 0 <= gold < n:
@@ -201,17 +241,43 @@ class TaskSpec:
         """``[(context, target_delimiter + choice), ...]``, one pair per choice, as the harness builds them.
 
         ``demo_block`` goes before the document's own text (see :meth:`demo_text`).
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> spec.requests_for({"text": "Great fun.", "label": 1})
+            [('Great fun. Sentiment:', ' bad'), ('Great fun. Sentiment:', ' good')]
         """
         context = demo_block + self.doc_to_text(doc)
         return [(context, self.target_delimiter + choice) for choice in self.choices_of(doc)]
 
     def demo_text(self, doc: Mapping[str, Any]) -> str:
-        """One answered demo as the harness writes it before an item, its delimiter included."""
+        r"""One answered demo as the harness writes it before an item, its delimiter included.
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> spec.demo_text({"text": "Great fun.", "label": 1})
+            'Great fun. Sentiment: good\n\n'
+        """
         gold = self.choices_of(doc)[self.gold_of(doc)]
         return self.doc_to_text(doc) + self.target_delimiter + gold + self.fewshot_delimiter
 
     def item_from(self, idx: int, doc: Mapping[str, Any]) -> DocItem:
-        """A :class:`DocItem` at position ``idx``, its gold read from the document."""
+        """A :class:`DocItem` at position ``idx``, its gold read from the document.
+
+        Examples:
+            >>> from evalcore.tasks import TaskSpec
+            >>> spec = TaskSpec(
+            ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+            ... )
+            >>> spec.item_from(3, {"text": "Great fun.", "label": 1})
+            DocItem(idx=3, label=1, doc={'text': 'Great fun.', 'label': 1})
+        """
         return DocItem(idx, self.gold_of(doc), dict(doc))
 
     @classmethod
@@ -221,6 +287,22 @@ class TaskSpec:
         Raises:
             InvalidInputError: not a multiple-choice task, or a field this spec cannot
                 express (the message names it and its value).
+
+        Examples:
+            >>> from importlib.resources import files
+            >>> import yaml
+            >>> from evalcore.sst2.task import TASK_YAML
+            >>> from evalcore.tasks import TaskSpec
+            >>> config = yaml.safe_load(files("lm_eval").joinpath(TASK_YAML).read_text())
+            >>> spec = TaskSpec.from_config(config)
+            >>> (
+            ...     spec.name,
+            ...     spec.choices,
+            ...     spec.eval_split,
+            ...     spec.fewshot_split,
+            ...     spec.draws_one_more,
+            ... )
+            ('sst2', ('negative', 'positive'), 'validation', 'train', True)
         """
         if not isinstance(config, Mapping):
             raise InvalidTypeError(f"a task config must be a mapping, got {type(config).__name__}")
@@ -271,5 +353,16 @@ class TaskSpec:
 
 
 def doc_items(spec: TaskSpec, docs: Sequence[Mapping[str, Any]]) -> list[DocItem]:
-    """A split's documents as items, in order."""
+    """A split's documents as items, in order.
+
+    Examples:
+        >>> from evalcore.tasks import TaskSpec, doc_items
+        >>> spec = TaskSpec(
+        ...     "toy", "1", "{{text}} Sentiment:", "label", choices=("bad", "good")
+        ... )
+        >>> docs = [{"text": "Great fun.", "label": 1}, {"text": "Dull.", "label": 0}]
+        >>> items = doc_items(spec, docs)
+        >>> [(item.idx, item.label) for item in items]
+        [(0, 1), (1, 0)]
+    """
     return [spec.item_from(i, doc) for i, doc in enumerate(docs)]

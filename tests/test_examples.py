@@ -1,0 +1,292 @@
+"""Every public function and method on the reference pages shows a short example, and every example runs.
+
+An example is the ``Examples:`` section of the docstring, in doctest form; the reference page
+renders it under the entry (napoleon). Each docstring's examples run here in a namespace of their
+own (nothing of the module is in scope, so an example imports what it uses, as a reader's code
+would) from an empty working directory, with ``ELLIPSIS`` and ``NORMALIZE_WHITESPACE``.
+
+An example that needs the real model carries ``# doctest: +MODEL`` on one of its lines (Sphinx
+trims the comment from the rendered page); its whole docstring then runs in the model stream
+instead of the fast one, in one process for all of them. An example prints no review sentence
+(the book commits none), no machine-dependent float unrounded, and no traceback: an example of
+a refusal catches it and prints ``Name: message``, as the book's pages do.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "book" / "reference"
+MODEL = doctest.register_optionflag("MODEL")
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+# The widest example line an entry of the reference shows without a scroll bar at 1280 px: the
+# entries are indented, so narrower than a page's code (88); the site check measures both.
+WIDTH = 80
+_AUTOMODULE = re.compile(r"^\.\. automodule:: (\S+)\n((?:   :[^\n]*\n)*)", re.MULTILINE)
+_SECTION = re.compile(r"^\s*Examples?:\s*$", re.MULTILINE)
+
+
+_DIRECTIVE = re.compile(
+    r"^\.\. (automodule|autofunction|autoclass|currentmodule):: (\S+)\n((?:   :[^\n]*\n)*)", re.MULTILINE
+)
+
+
+PENDING_TEXT = """
+evalcore.audit.levels
+evalcore.audit.report
+evalcore.audit.coverage
+evalcore.audit.recount
+evalcore.audit.recheck
+evalcore.audit.numerics
+evalcore.audit.machine
+evalcore.audit.pinned
+evalcore.errors
+evalcore.extras
+evalcore.progress
+evalcore.capture
+evalcore.hub
+evalcore.processes
+evalcore.harness.official
+evalcore.harness.runprotocol
+evalcore.harness.registry
+evalcore.harness.oracle
+evalcore.harness.install
+evalcore.harness.pairing
+evalcore.harness.logs
+evalcore.harness.rebuild
+evalcore.part3.conditions
+evalcore.part3.experiment
+evalcore.part3.record
+evalcore.part3.typed
+evalcore.part3.grid
+evalcore.part3.confirm
+evalcore.protocol.spec
+evalcore.protocol.fingerprint
+evalcore.protocol.digest
+evalcore.protocol.overlap
+evalcore.protocol.ledger
+evalcore.protocol.jsonvalue
+evalcore.records.store
+evalcore.records.schema
+evalcore.records.atomic
+evalcore.records.claims
+evalcore.records.strictjson
+evalcore.records.typed
+evalcore.stats.paired
+evalcore.stats.auc
+evalcore.stats.cochran
+evalcore.stats.exact
+evalcore.stats.multiplicity
+evalcore.workflow.run
+evalcore.workflow.cli
+evalcore.workflow.compare
+evalcore.workflow.checkharness
+evalcore.workflow.runs
+evalcore.workflow.interrupt
+"""
+"""The entries whose functions do not all show an example yet, one per line. The list only shrinks:
+an entry on it that becomes complete fails the test until it is taken off."""
+
+
+@cache
+def documented_entries() -> tuple[str, ...]:
+    """What the reference pages document one by one: a module (``automodule`` with ``:members:``),
+    or a function or class listed by name (``autofunction``, ``autoclass``), as a dotted path."""
+    entries: list[str] = []
+    for page in sorted(REFERENCE.glob("*.md")):
+        current = ""
+        for kind, target, options in _DIRECTIVE.findall(page.read_text(encoding="utf-8")):
+            if kind == "currentmodule":
+                current = target
+            elif kind == "automodule" and ":members:" in options:
+                entries.append(target)
+            elif kind in ("autofunction", "autoclass"):
+                entries.append(f"{current}.{target}")
+    return tuple(entries)
+
+
+def _resolve(entry: str) -> tuple[object, bool]:
+    """(the module or object an entry names, whether it is a module)."""
+    try:
+        return importlib.import_module(entry), True
+    except ModuleNotFoundError:
+        module, _, name = entry.rpartition(".")
+        return getattr(importlib.import_module(module), name), False
+
+
+def _public(module: ModuleType) -> list[str]:
+    names = getattr(module, "__all__", None)
+    assert names is not None, f"{module.__name__} has no __all__: its reference page documents __all__"
+    return list(names)
+
+
+def _methods(cls: type, prefix: str) -> Iterator[tuple[str, object]]:
+    for attr, value in vars(cls).items():
+        if attr.startswith("_"):
+            continue
+        function = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
+        if inspect.isfunction(function):
+            yield f"{prefix}.{attr}", function
+
+
+def callables_of(entry: str) -> Iterator[tuple[str, object]]:
+    """(qualified name, function) for each public function and method an entry documents."""
+    target, is_module = _resolve(entry)
+    if not is_module:
+        if inspect.isclass(target):
+            yield from _methods(target, entry)
+        else:
+            yield entry, inspect.unwrap(target)  # type: ignore[arg-type]
+        return
+    for name in _public(target):  # type: ignore[arg-type]
+        obj = getattr(target, name)
+        if getattr(obj, "__module__", None) != entry:
+            continue  # documented under the module that defines it
+        function = inspect.unwrap(obj) if callable(obj) and not inspect.isclass(obj) else obj
+        if inspect.isfunction(function):
+            yield f"{entry}.{name}", function
+        elif inspect.isclass(obj):
+            yield from _methods(obj, f"{entry}.{name}")
+
+
+def example_problem(doc: str | None) -> str | None:
+    """Why a docstring's examples fall short, or None if it shows a runnable, narrow example."""
+    if not doc or not _SECTION.search(doc):
+        return "no Examples: section"
+    examples = doctest.DocTestParser().get_examples(inspect.cleandoc(doc))
+    if not examples:
+        return "an Examples: section without a >>> line"
+    for example in examples:
+        if example.exc_msg is not None:
+            return (
+                "an example that expects a traceback: print the refusal instead "
+                '(except Exception as error: print(f"{type(error).__name__}: {error}")), as the book does'
+            )
+        for line in [*(">>> " + s for s in example.source.splitlines()), *example.want.splitlines()]:
+            if len(line) > WIDTH:
+                return f"a line of {len(line)} characters (at most {WIDTH}): {line!r}"
+    return None
+
+
+def test_example_problem_on_fixtures():
+    assert example_problem(None) == "no Examples: section"
+    assert example_problem("Add.\n\nArgs:\n    x: a number.\n") == "no Examples: section"
+    assert example_problem("Add.\n\nExamples:\n    Call it with two numbers.\n") == (
+        "an Examples: section without a >>> line"
+    )
+    assert example_problem("Add.\n\nExamples:\n    >>> 1 + 1\n    2\n") is None
+    raising = (
+        "Add.\n\nExamples:\n    >>> 1 / 0\n    Traceback (most recent call last):\n    ...\n    ZeroDivisionError: x\n"
+    )
+    assert example_problem(raising).startswith("an example that expects a traceback")
+    wide = "Add.\n\nExamples:\n    >>> " + "x" * 77 + "\n"
+    assert example_problem(wide).startswith("a line of 81 characters")
+
+
+def test_the_reference_documents_modules_and_names():
+    entries = documented_entries()
+    assert "evalcore.stats.paired" in entries and "evalcore.workflow.cli" in entries
+    assert "evalcore.tasks.default_task" in entries and "evalcore.scoring.SharedDemoScores" in entries
+    assert len(entries) == len(set(entries))
+    assert "evalcore.sst2.selection.committed_selection" in dict(callables_of("evalcore.sst2.selection"))
+
+
+PENDING = frozenset(PENDING_TEXT.split())
+
+
+def _missing(entry: str) -> list[str]:
+    return [
+        f"{name}: {problem}"
+        for name, function in callables_of(entry)
+        if (problem := example_problem(function.__doc__)) is not None
+    ]
+
+
+@pytest.mark.parametrize("entry", documented_entries())
+def test_every_public_function_and_method_shows_an_example(entry):
+    missing = _missing(entry)
+    if entry in PENDING:
+        assert missing, f"{entry} shows an example for every function now: take it off PENDING_TEXT"
+    else:
+        assert not missing, "\n".join(missing)
+
+
+def test_pending_names_only_documented_entries():
+    assert PENDING <= set(documented_entries())
+
+
+def _doctests(entry: str, *, model: bool) -> list[doctest.DocTest]:
+    target, is_module = _resolve(entry)
+    finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
+    module = target if is_module else inspect.getmodule(target)
+    found = finder.find(target, entry, module=module)
+    chosen = []
+    for test in found:
+        if not test.examples:
+            continue  # a docstring without an example
+        needs_model = any(example.options.get(MODEL) for example in test.examples)
+        if needs_model == model:
+            test.globs = {}  # an example imports what it uses
+            chosen.append(test)
+    return chosen
+
+
+def run_doctests(tests: list[doctest.DocTest], where: Path) -> tuple[int, int, str]:
+    """Run each docstring's examples from ``where``; (examples tried, failed, report)."""
+    report: list[str] = []
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(where)
+        for test in tests:
+            runner.run(test, out=report.append, clear_globs=True)
+    results = runner.summarize(verbose=False)
+    return results.attempted, results.failed, "".join(report)
+
+
+def test_run_doctests_reports_a_wrong_example(tmp_path):
+    parser = doctest.DocTestParser()
+    good = parser.get_doctest(">>> 2 + 2\n4\n", {}, "good", None, 0)
+    bad = parser.get_doctest(">>> 2 + 2\n5\n", {}, "bad", None, 0)
+    assert run_doctests([good], tmp_path)[:2] == (1, 0)
+    tried, failed, report = run_doctests([good, bad], tmp_path)
+    assert (tried, failed) == (2, 1) and "Expected:\n    5\nGot:\n    4" in report
+
+
+@pytest.mark.parametrize("entry", documented_entries())
+def test_the_examples_run(entry, tmp_path):
+    tests = _doctests(entry, model=False)
+    if not tests:
+        if not list(callables_of(entry)):
+            pytest.skip(f"{entry} is a class with no public method: nothing to show")
+        if entry in PENDING:
+            pytest.skip(f"{entry} shows no example yet (PENDING_TEXT)")
+        assert _doctests(entry, model=True), f"{entry} has no example to run"
+        pytest.skip(f"every example of {entry} needs the model: the model stream runs them")
+    tried, failed, report = run_doctests(tests, tmp_path)
+    assert tried > 0 and failed == 0, report
+
+
+@cache
+def entries_with_model_examples() -> tuple[str, ...]:
+    return tuple(entry for entry in documented_entries() if _doctests(entry, model=True))
+
+
+def test_some_examples_need_the_model():
+    assert "evalcore.scoring.loglik" in entries_with_model_examples()
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("entry", entries_with_model_examples())
+def test_the_examples_that_need_the_model_run(entry, tmp_path):
+    tried, failed, report = run_doctests(_doctests(entry, model=True), tmp_path)
+    assert tried > 0 and failed == 0, report
