@@ -34,11 +34,13 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 export EVALBOOK_REQUIRE_NODE=1
 
 stream_model() {
+  unset LINT  # the static checks belong to the other stream
   "$BIN/python" -m coverage run -m pytest -m "model and not site" tests
 }
 
 stream_notebooks() {
   if [ -n "$LINT" ]; then $LINT || return 1; fi
+  unset LINT  # the tests below start this script themselves, without it
   "$BIN/python" -m coverage run -m pytest -m "not model and not site" tests || return 1
   # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
   env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \

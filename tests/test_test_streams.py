@@ -16,11 +16,12 @@ SCRIPT = ROOT / "scripts" / "test_streams.sh"
 FAKE_PYTHON = """#!/usr/bin/env bash
 echo "args: $*"
 echo "threads: $OMP_NUM_THREADS/$MKL_NUM_THREADS capability: ${ATEN_CPU_CAPABILITY:-native}"
+echo "lint: ${LINT-unset}"
 case "$*" in *"$FAIL_ON"*) exit 1 ;; esac
 """
 
 
-def run_streams(tmp_path: Path, fail_on: str) -> subprocess.CompletedProcess:
+def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "python"
@@ -28,6 +29,9 @@ def run_streams(tmp_path: Path, fail_on: str) -> subprocess.CompletedProcess:
     fake.chmod(0o755)
     env = {**os.environ, "FAIL_ON": fail_on}
     env.pop("ATEN_CPU_CAPABILITY", None)
+    env.pop("LINT", None)  # make test's own (this test may run inside its notebooks stream)
+    if lint is not None:
+        env["LINT"] = lint
     return subprocess.run(
         ["bash", str(SCRIPT), str(bin_dir), "ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False,
@@ -81,15 +85,16 @@ def test_a_coverage_report_under_the_floor_fails_the_run(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_static_checks_come_first_in_the_notebooks_stream_and_a_failure_stops_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("LINT", "echo linting")
-    done = run_streams(tmp_path, fail_on="no such argument")
+def test_the_static_checks_come_first_in_the_notebooks_stream_and_a_failure_stops_it(tmp_path):
+    done = run_streams(tmp_path, fail_on="no such argument", lint="echo linting")
     notebooks = (tmp_path / ".test-logs" / "notebooks.log").read_text()
     assert done.returncode == 0 and notebooks.index("linting") < notebooks.index("args: -m coverage run")
-    assert "linting" not in (tmp_path / ".test-logs" / "model.log").read_text()
-    monkeypatch.setenv("LINT", "false")
+    model = (tmp_path / ".test-logs" / "model.log").read_text()
+    assert "linting" not in model and "lint: unset" in model
+    assert "lint: echo linting" not in notebooks  # the tests after the checks do not inherit it
+    assert notebooks.count("lint: unset") == 2
     (tmp_path / "again").mkdir()
-    failed = run_streams(tmp_path / "again", fail_on="no such argument")
+    failed = run_streams(tmp_path / "again", fail_on="no such argument", lint="false")
     assert failed.returncode == 1 and "[notebooks: exit 1 after" in failed.stdout
     assert "-m not model" not in (tmp_path / "again" / ".test-logs" / "notebooks.log").read_text()
 
