@@ -82,7 +82,6 @@ evalcore.records.atomic
 evalcore.records.claims
 evalcore.records.strictjson
 evalcore.records.typed
-evalcore.stats.paired
 evalcore.stats.auc
 evalcore.stats.cochran
 evalcore.stats.exact

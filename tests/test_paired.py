@@ -16,6 +16,7 @@ from evalcore.stats.paired import (
     mcnemar_exact,
     mean_stderr,
     paired_bootstrap_ci,
+    resampled_sums,
     paired_stderr,
     unpaired_stderr,
     unpaired_z_test,
@@ -305,6 +306,34 @@ def test_paired_bootstrap_is_the_documented_percentile_rule():
     sums = sorted(sum(d[rng.randrange(n)] for _ in range(n)) for _ in range(resamples))
     expected = (sums[math.floor(0.05 * (resamples - 1))] / n, sums[math.ceil(0.95 * (resamples - 1))] / n)
     assert paired_bootstrap_ci(a, b, confidence=0.9, resamples=resamples, seed=4) == expected
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 127, 128, 129, 200, 872])
+def test_resampled_sums_are_the_one_draw_at_a_time_sums(n):
+    # The rule the book states (randrange, one item at a time) against the word-batched drawing,
+    # over lengths on both sides of each power of two (where randrange's retry rate jumps).
+    for seed in (0, 1, 12345):
+        d = [random.Random(f"{n}:{seed}").choice((-1, 0, 0, 1)) for _ in range(n)]
+        rng, resamples = random.Random(seed), 37
+        expected = [sum(d[rng.randrange(n)] for _ in range(n)) for _ in range(resamples)]
+        assert list(resampled_sums(d, resamples, seed)) == expected
+
+
+def test_resampled_sums_cross_a_batch_of_words():
+    # More draws than one batch of words holds: the second batch continues the same stream.
+    d, resamples = [1, -1, 0] * 100, 300  # 300 draws per resample, 90,000 in all, rejection 1 in 2
+    rng = random.Random(7)
+    expected = [sum(d[rng.randrange(len(d))] for _ in range(len(d))) for _ in range(resamples)]
+    assert list(resampled_sums(d, resamples, 7)) == expected
+
+
+def test_resampled_sums_refuse_what_cannot_be_resampled():
+    with pytest.raises(InvalidInputError, match="no items"):
+        resampled_sums([], 10, 0)
+    for bad in (-1, 2.0, True):
+        with pytest.raises(InvalidInputError, match=f"got {bad!r}"):
+            resampled_sums([1, 0], bad, 0)  # type: ignore[arg-type]
+    assert list(resampled_sums([1, 0], 0, 0)) == []
 
 
 def test_paired_bootstrap_intervals_nest_by_confidence_for_one_seed():
