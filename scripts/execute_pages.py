@@ -23,6 +23,10 @@ stored stay valid.
 
     python scripts/execute_pages.py                 # the pages of _toc.yml
     python scripts/execute_pages.py --workers 1     # one page at a time, all threads
+    python scripts/execute_pages.py --workers 1 --threads 1   # one page at a time, one thread
+
+``make test`` uses the last form: it executes the pages beside its test streams, on one core
+and with the thread count ``make book`` gives each page on a two-core machine.
 """
 
 from __future__ import annotations
@@ -175,11 +179,14 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901, PLR0912, PLR0915
     parser.add_argument("--root", type=Path, default=ROOT, help="the book's directory (with _toc.yml)")
     parser.add_argument("--cache", type=Path, help="the execution cache (default: ROOT/_build/.jupyter_cache)")
     parser.add_argument("--workers", type=int, default=default_workers(), help="pages executed at once")
+    parser.add_argument("--threads", type=int, help="threads per page (default: the cores shared among the workers)")
     parser.add_argument("--no-model-warm-up", dest="warm", action="store_false",
                         help="do not convert the GGUF model before the pages start")  # fmt: skip
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.threads is not None and args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
 
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
@@ -207,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901, PLR0912, PLR0915
 
     if args.warm:
         warm_model_cache()
-    threads = threads_per_worker(args.workers)
+    threads = args.threads or threads_per_worker(args.workers)
     workers = min(args.workers, len(todo))
     print(f"execute_pages: {len(todo)} pages, {workers} at a time, {threads} thread(s) each; "
           f"{cached} from the cache", flush=True)  # fmt: skip

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from jupyter_cache import get_cache
 from script_modules import load
 
 _script = load("scripts/execute_pages.py")
@@ -139,6 +140,28 @@ def test_workers_below_one_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--root", str(tmp_path), "--workers", "0"])
     assert exc.value.code == 2 and "--workers must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_threads_below_one_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--root", str(tmp_path), "--threads", "0"])
+    assert exc.value.code == 2 and "--threads must be at least 1, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_thread_settings")
+def test_one_worker_with_one_thread_as_make_test_runs_it(tmp_path, capsys):
+    # make test executes the pages one at a time beside its tests, each with one thread: the page sees it.
+    book = tmp_path / "book"
+    make_book(book, {"a": PAGE.format(title="a", extra="")})
+    argv = ["--root", str(book), "--workers", "1", "--threads", "1", "--no-model-warm-up"]
+    argv += ["--cache", str(tmp_path / "c")]
+    assert main(argv) == 0
+    assert "1 pages, 1 at a time, 1 thread(s) each" in capsys.readouterr().out
+    cache = get_cache(str(tmp_path / "c"))
+    [record] = cache.list_cache_records()
+    outputs = [o for c in cache.get_cache_bundle(record.pk).nb.cells for o in c.get("outputs", [])]
+    assert any("a 1" in o.get("text", "") for o in outputs), outputs
 
 
 CONNECTION = """---
