@@ -18,6 +18,7 @@ file can hold a measurement before and after a change (benchmarks/results/page-w
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import http.server
 import json
@@ -175,6 +176,39 @@ def measure_page(site: Path, page: str, browser: str) -> list[Request]:
 def measure(site: Path, pages: Iterable[str], browser: str | None = None) -> dict[str, list[Request]]:
     browser = browser or chromium()
     return {page: measure_page(site, page, browser) for page in pages}
+
+
+def save_load(folder: Path, page: str, requests: list[Request]) -> Path:
+    """Keep one page's measured load in ``folder`` (one JSON file per page, written atomically), for
+    :func:`measure_missing` to use instead of loading the page again."""
+    target = folder / (page.replace("/", "__") + ".json")
+    write_json(target, {"page": page, "requests": [dataclasses.asdict(r) for r in requests]})
+    return target
+
+
+def saved_loads(folder: Path) -> dict[str, list[Request]]:
+    """The loads :func:`save_load` kept in ``folder``, by page (none if the folder does not exist)."""
+    loads = {}
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        loads[record["page"]] = [Request(**r) for r in record["requests"]]
+    return loads
+
+
+def measure_missing(
+    site: Path, pages: Iterable[str], browser: str | None = None, *, saved: Path | None = None
+) -> dict[str, list[Request]]:
+    """:func:`measure` for the pages ``saved`` holds no load of; the others' loads as kept there.
+
+    The site check (tests/test_site.py) measures each page while it checks that the page renders,
+    in the same conditions as :func:`measure_page`, and keeps the load in a folder of its run;
+    the weight check then loads only the pages it finds no load of.
+    """
+    kept = saved_loads(saved) if saved is not None else {}
+    pages = list(pages)
+    missing = [page for page in pages if page not in kept]
+    measured = measure(site, missing, browser) if missing else {}
+    return {page: kept[page] if page in kept else measured[page] for page in pages}
 
 
 def summarize(loads: dict[str, list[Request]], *, heaviest: int = HEAVIEST) -> dict:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,12 @@ def pytest_collection_modifyitems(config, items):
     ]
     if unmarked:
         raise pytest.UsageError(f"tests load the real model without @pytest.mark.model: {unmarked}")
+
+
+@pytest.fixture(scope="session")
+def site_loads() -> Path:
+    """Where this run of the site check keeps each page's measured load (scripts/page_weight.py):
+    one folder per run, shared by pytest-xdist's workers (their common run id), so the page-weight
+    check reuses the loads the render check made instead of loading every page again."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+    return Path(__file__).resolve().parents[1] / "_build" / "site-loads" / run

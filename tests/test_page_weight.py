@@ -83,6 +83,23 @@ def test_the_server_counts_what_it_sends_for_each_request(tmp_path):
     assert log[0].sent == len(body) + headers + status_line + blank_line
 
 
+def test_kept_loads_come_back_and_only_the_missing_pages_are_loaded(tmp_path, monkeypatch):
+    folder = tmp_path / "loads"
+    assert pw.saved_loads(folder) == {}  # no folder: nothing kept
+    kept = [R("book/a.html", 200, 900), R("_static/x.css", 200, 50), R("favicon.ico", 404, 10)]
+    pw.save_load(folder, "book/a.html", kept)
+    assert pw.saved_loads(folder) == {"book/a.html": kept}
+    visited = []
+    monkeypatch.setattr(pw, "measure_page", lambda site, page, browser: visited.append(page) or [R(page, 200, 7)])
+    loads = pw.measure_missing(tmp_path, ["book/a.html", "book/b.html"], "chromium", saved=folder)
+    assert visited == ["book/b.html"]  # a's load was kept: only b is loaded
+    assert loads == {"book/a.html": kept, "book/b.html": [R("book/b.html", 200, 7)]}
+    assert list(loads) == ["book/a.html", "book/b.html"]
+    visited.clear()
+    assert pw.measure_missing(tmp_path, ["book/a.html"], "chromium") == {"book/a.html": [R("book/a.html", 200, 7)]}
+    assert visited == ["book/a.html"]  # nothing kept: every page is loaded
+
+
 def test_the_record_is_written_whole_and_a_label_keeps_the_other_measurements(tmp_path):
     out = tmp_path / "results" / "weight.json"
     before = {"median_bytes": 10}

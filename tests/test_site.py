@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from script_modules import load as load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -27,11 +28,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-    "--virtual-time-budget=10000", "--window-size=1280,1600",
+    "--window-size=1280,1600",
     # Anything that is not loopback resolves to nothing, so no request can leave the machine;
     # the net log below still records any attempt.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]  # fmt: skip
+pw = load_script("scripts/page_weight.py")
 LOCAL = re.compile(r"^(file:|data:|blob:|about:|chrome:|chrome-extension:|http://127\.0\.0\.1:\d+/)")
 
 pytestmark = pytest.mark.site
@@ -63,13 +65,14 @@ def server(site):
     httpd.server_close()
 
 
-def load(url: str, *, screenshot: Path | None = None) -> tuple[str, list[str]]:
+def load(url: str, *, screenshot: Path | None = None, virtual_time_ms: int = 10_000) -> tuple[str, list[str]]:
     """The DOM after scripts ran, and every URL the browser requested."""
     with tempfile.TemporaryDirectory() as profile:
         netlog = Path(profile) / "net.json"
         extra = [f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
+        budget = f"--virtual-time-budget={virtual_time_ms}"
         out = subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}/p", f"--log-net-log={netlog}", *extra, url],
+            [CHROMIUM, *FLAGS, budget, f"--user-data-dir={profile}/p", f"--log-net-log={netlog}", *extra, url],
             capture_output=True, text=True, timeout=120, check=True,
         )  # fmt: skip
         urls = page_requests(json.loads(netlog.read_text(errors="replace")))
@@ -125,9 +128,13 @@ def test_a_source_page_renders_offline_over_http(site, server, page, name):
 
 
 @pytest.mark.parametrize("page", toc_pages())
-def test_page_renders_offline_over_http(site, server, page):
+def test_page_renders_offline_over_http(site, page, site_loads):
     html = (site / page).read_text(encoding="utf-8")
-    dom, urls = load(f"{server}/{page}")
+    # Served by the page-weight counter, one server per page and the weight check's time budget:
+    # this load is the page's weight measurement too (kept for tests/test_site_weight.py).
+    with pw.serve(site) as (server, requests):
+        dom, urls = load(f"{server}/{page}", virtual_time_ms=pw.VIRTUAL_TIME_MS)
+    pw.save_load(site_loads, page, requests)
     assert "</html>" in dom
     outside = sorted({u for u in urls if not LOCAL.match(u)})
     assert outside == [], f"{page} requested {outside}"
