@@ -24,6 +24,7 @@ from typing import Any
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
+from evalcore.harness.taskindex import indexed_task_manager
 
 __all__ = [
     "LOCAL_BUILDERS",
@@ -44,10 +45,8 @@ LOCAL_BUILDERS = ("json", "csv", "parquet", "text", "arrow")
 
 @functools.lru_cache(maxsize=4)
 def _manager(include_path: str | None) -> Any:
-    from lm_eval.tasks import TaskManager
-
     with captured([]):
-        return TaskManager(include_path=include_path)
+        return indexed_task_manager(include_path=include_path)
 
 
 @needs_run_extra

@@ -15,6 +15,7 @@ from typing import Any
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
+from evalcore.harness.taskindex import indexed_task_manager
 from evalcore.tasks import Task, TaskItem, default_task
 
 __all__ = [
@@ -33,10 +34,9 @@ TASK = "sst2"
 @needs_run_extra  # checked on every call, the cached registry included
 @functools.lru_cache(maxsize=1)
 def task_manager() -> Any:
-    """lm-eval's task registry, indexed once per process (indexing every task YAML takes seconds)."""
-    from lm_eval.tasks import TaskManager
-
-    return TaskManager()
+    """lm-eval's task registry, made once per process; its own tasks' index is read from the evalbook
+    cache (:func:`evalcore.harness.taskindex.indexed_task_manager`: indexing every task YAML takes seconds)."""
+    return indexed_task_manager()
 
 
 @needs_run_extra
