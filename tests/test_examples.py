@@ -70,12 +70,6 @@ evalcore.part3.record
 evalcore.part3.typed
 evalcore.part3.grid
 evalcore.part3.confirm
-evalcore.protocol.spec
-evalcore.protocol.fingerprint
-evalcore.protocol.digest
-evalcore.protocol.overlap
-evalcore.protocol.ledger
-evalcore.protocol.jsonvalue
 evalcore.records.store
 evalcore.records.schema
 evalcore.records.atomic

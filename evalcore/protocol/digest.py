@@ -16,12 +16,28 @@ __all__ = ["sha256_file", "sha256_text"]
 
 
 def sha256_text(text: str) -> str:
-    """SHA-256 hex digest of a text's UTF-8 bytes."""
+    """SHA-256 hex digest of a text's UTF-8 bytes.
+
+    Examples:
+        >>> from evalcore.protocol.digest import sha256_text
+        >>> sha256_text("abc")[:16]
+        'ba7816bf8f01cfea'
+    """
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
-    """SHA-256 hex digest of a file, read in 1 MiB blocks."""
+    """SHA-256 hex digest of a file, read in 1 MiB blocks.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.protocol.digest import sha256_file
+        >>> path = Path(tempfile.mkdtemp()) / "abc.txt"
+        >>> _ = path.write_bytes(b"abc")
+        >>> sha256_file(path)[:16]
+        'ba7816bf8f01cfea'
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -123,6 +123,11 @@ def canonical_json(obj: Any) -> bytes:
         NotJSONError: NaN or infinity, an integer beyond ± :data:`MAX_SAFE_INTEGER`, a
             lone surrogate, a circular reference, or nesting deeper than
             :data:`MAX_DEPTH`.
+
+    Examples:
+        >>> from evalcore.protocol.fingerprint import canonical_json
+        >>> canonical_json({"b": 1, "a": [1.0, "é"]})
+        b'{"a":[1,"\\xc3\\xa9"],"b":1}'
     """
     plain = _plain(obj, "", set())
     try:
@@ -146,6 +151,11 @@ def sorted_json(obj: Any) -> bytes:
     Raises:
         NotJSONError: NaN or infinity.
         InvalidTypeError: a value ``json`` cannot encode.
+
+    Examples:
+        >>> from evalcore.protocol.fingerprint import sorted_json
+        >>> sorted_json({"b": 1, "a": [1.0, "é"]})  # 1.0 stays 1.0
+        b'{"a":[1.0,"\\xc3\\xa9"],"b":1}'
     """
     try:
         text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -160,6 +170,13 @@ def compare_encodings(values: Mapping[str, Any]) -> list[dict[str, str | bool]]:
     """One row per value: its :func:`canonical_json` and :func:`sorted_json` bytes, and whether they agree.
 
     A value one encoding refuses shows the refusal's class name instead of bytes.
+
+    Examples:
+        >>> from evalcore.protocol.fingerprint import compare_encodings
+        >>> for row in compare_encodings({"x": 1.0, "y": {"b": 1, "a": 2}}):
+        ...     print(row["value"], row["same bytes"])
+        x False
+        y True
     """
     rows: list[dict[str, str | bool]] = []
     for name, value in values.items():
@@ -199,6 +216,15 @@ def protocol_fingerprint(protocol: Any) -> str:
         NotJSONError: ``protocol`` holds a value with no canonical JSON (see
             :func:`canonical_json`).
         InvalidInputError: ``protocol`` is empty.
+
+    Examples:
+        >>> from evalcore.harness.runprotocol import run_protocol
+        >>> from evalcore.models import DEFAULT_MODEL
+        >>> protocol = run_protocol(DEFAULT_MODEL, "a tokenizer", "0" * 64, [3, 1])
+        >>> from evalcore.protocol.fingerprint import protocol_fingerprint
+        >>> digest = protocol_fingerprint(protocol)
+        >>> len(digest), digest == protocol_fingerprint(protocol.to_dict())
+        (64, True)
     """
     protocol = _as_mapping(protocol, "protocol")
     if not protocol:
@@ -263,6 +289,16 @@ def diff_protocols(a: Any, b: Any) -> list[ProtocolDifference]:
 
     Raises:
         InvalidTypeError, NotJSONError: as :func:`canonical_json`, for either protocol.
+
+    Examples:
+        >>> from evalcore.harness.runprotocol import run_protocol
+        >>> from evalcore.models import DEFAULT_MODEL
+        >>> protocol = run_protocol(DEFAULT_MODEL, "a tokenizer", "0" * 64, [3, 1])
+        >>> import dataclasses
+        >>> from evalcore.protocol.fingerprint import diff_protocols
+        >>> budget = dataclasses.replace(protocol.budget, seed=7)
+        >>> diff_protocols(protocol, dataclasses.replace(protocol, budget=budget))
+        [ProtocolDifference(path='budget.seed', a=94, b=7)]
     """
     da, db = _as_mapping(a, "protocol a"), _as_mapping(b, "protocol b")
     canonical_json(da)

@@ -23,6 +23,16 @@ def json_object(value: object, where: str) -> JSONObject:
 
     Raises:
         InvalidInputError: any other value, naming ``where`` and what was found.
+
+    Examples:
+        >>> from evalcore.protocol.jsonvalue import json_object
+        >>> json_object({"a": 1}, "run.json")
+        {'a': 1}
+        >>> try:
+        ...     json_object([1], "run.json")
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: run.json must hold a JSON object, got list
     """
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise InvalidInputError(f"{where} must hold a JSON object, got {type(value).__name__}")

@@ -42,6 +42,13 @@ def ledger_record(item_id: int | str, correct: bool | None, error: str | None = 
 
     Returns:
         ``{"id", "status"}``, plus ``"error"`` for an item that ends in ``error``.
+
+    Examples:
+        >>> from evalcore.protocol.ledger import ledger_record
+        >>> ledger_record(7, True)
+        {'id': '7', 'status': 'passed'}
+        >>> ledger_record(8, None, "timeout")
+        {'id': '8', 'status': 'error', 'error': 'timeout'}
     """
     if (correct is None) != (error is not None):
         raise InvalidInputError(f"item {item_id!r}: give a reason exactly when it was not scored (correct={correct!r})")
@@ -93,6 +100,14 @@ def summarize_ledger(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     Raises:
         TypeError: records is not a list, or a record is not a mapping.
         ValueError: no records, a missing or duplicate id, or an unknown status.
+
+    Examples:
+        >>> from evalcore.protocol.ledger import ledger_record, summarize_ledger
+        >>> records = [ledger_record(1, True), ledger_record(2, False),
+        ...            ledger_record(3, None, "out of memory")]
+        >>> summary = summarize_ledger(records)
+        >>> summary["counts"], summary["success_rate"], summary["scored_accuracy"]
+        ({'passed': 1, 'failed': 1, 'error': 1}, 0.3333333333333333, 0.5)
     """
     _check_list(records, "record")
     counts = dict.fromkeys(STATUSES, 0)
@@ -149,6 +164,17 @@ def merge_attempts(attempts: Sequence[Mapping[str, Any]], *, policy: Policy) -> 
             attempt number is not an int.
         ValueError: unknown policy, no attempts, a bad id or status, an attempt
             number below 1, repeated for an id, or with a gap.
+
+    Examples:
+        >>> from evalcore.protocol.ledger import merge_attempts
+        >>> attempts = [{"id": "1", "status": "error", "attempt": 1},
+        ...             {"id": "1", "status": "passed", "attempt": 2},
+        ...             {"id": "2", "status": "failed", "attempt": 1}]
+        >>> for policy in ("first_attempt", "retry_errors"):
+        ...     merged = merge_attempts(attempts, policy=policy)
+        ...     print(policy, [(r["id"], r["status"]) for r in merged])
+        first_attempt [('1', 'error'), ('2', 'failed')]
+        retry_errors [('1', 'passed'), ('2', 'failed')]
     """
     if policy not in MERGE_POLICIES:
         raise InvalidInputError(f"unknown merge policy {policy!r}; expected one of {sorted(MERGE_POLICIES)}")

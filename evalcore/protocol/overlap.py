@@ -73,6 +73,12 @@ def split_overlap(
         TypeError: splits is not a mapping, a name or id is not a string, or a
             split's ids are not a list or tuple.
         ValueError: no splits, an empty name or id, or an id listed twice in a split.
+
+    Examples:
+        >>> from evalcore.protocol.overlap import split_overlap
+        >>> split_overlap({"train": ["1", "2", "3"], "dev": ["3", "4"],
+        ...                "report": ["4", "5"]})
+        {('dev', 'report'): ['4'], ('dev', 'train'): ['3']}
     """
     _check_splits(splits)
     sets: dict[str, set[str]] = {}
@@ -104,6 +110,11 @@ def normalize_text(text: str) -> str:
 
     Raises:
         TypeError: text is not a string.
+
+    Examples:
+        >>> from evalcore.protocol.overlap import normalize_text
+        >>> normalize_text("  A  Toy\u00a0REVIEW. ")
+        'a toy review.'
     """
     if not isinstance(text, str):
         raise InvalidTypeError(f"text must be str, got {type(text).__name__} {text!r}")
@@ -111,7 +122,13 @@ def normalize_text(text: str) -> str:
 
 
 def text_key(text: str) -> str:
-    """SHA-256 hex digest of :func:`normalize_text` (UTF-8)."""
+    """SHA-256 hex digest of :func:`normalize_text` (UTF-8).
+
+    Examples:
+        >>> from evalcore.protocol.overlap import text_key
+        >>> text_key("A  toy REVIEW.") == text_key("a toy review.")
+        True
+    """
     return sha256_text(normalize_text(text))
 
 
@@ -151,6 +168,12 @@ def content_overlap(splits: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, 
         ValueError: no splits, an empty name or id, a text that is empty after
             normalization (every empty text would match every other), or a text
             that is not valid Unicode.
+
+    Examples:
+        >>> from evalcore.protocol.overlap import content_overlap
+        >>> content_overlap({"train": {"t1": "A toy review.", "t2": "Another."},
+        ...                  "dev": {"d1": "a  TOY review."}})
+        {('dev', 'train'): [('d1', 't1')]}
     """
     _check_splits(splits)
     keyed = {name: _ids_by_text(name, items) for name, items in splits.items()}
@@ -181,6 +204,12 @@ def within_split_duplicates(
     Raises:
         TypeError: as :func:`content_overlap`.
         ValueError: as :func:`content_overlap`.
+
+    Examples:
+        >>> from evalcore.protocol.overlap import within_split_duplicates
+        >>> within_split_duplicates({"train": {"t1": "Same.", "t2": "same. ",
+        ...                                    "t3": "Other."}})
+        {'train': [['t1', 't2']]}
     """
     _check_splits(splits)
     result: dict[str, list[list[str]]] = {}

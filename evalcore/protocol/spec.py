@@ -239,7 +239,18 @@ class EvalProtocol:
         _require("EvalProtocol", "version", self.version, int)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the protocol as plain JSON data (tuples become lists)."""
+        """Return the protocol as plain JSON data (tuples become lists).
+
+        Examples:
+            >>> from evalcore.harness.runprotocol import run_protocol
+            >>> from evalcore.models import DEFAULT_MODEL
+            >>> protocol = run_protocol(DEFAULT_MODEL, "a tokenizer", "0" * 64, [3, 1])
+            >>> data = protocol.to_dict()
+            >>> sorted(data)
+            ['budget', 'data', 'harness', 'model', 'prompt', 'scoring', 'version']
+            >>> data["data"]["split"], data["data"]["item_ids"]
+            ('validation', [3, 1])
+        """
         out: dict[str, Any] = {"version": self.version}
         for name in _SECTIONS:
             spec = getattr(self, name)
@@ -252,7 +263,21 @@ class EvalProtocol:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvalProtocol:
-        """Rebuild a protocol from :meth:`to_dict` output; unknown or missing keys raise."""
+        """Rebuild a protocol from :meth:`to_dict` output; unknown or missing keys raise.
+
+        Examples:
+            >>> from evalcore.harness.runprotocol import run_protocol
+            >>> from evalcore.models import DEFAULT_MODEL
+            >>> protocol = run_protocol(DEFAULT_MODEL, "a tokenizer", "0" * 64, [3, 1])
+            >>> from evalcore.protocol.spec import EvalProtocol
+            >>> EvalProtocol.from_dict(protocol.to_dict()) == protocol
+            True
+            >>> try:
+            ...     EvalProtocol.from_dict({**protocol.to_dict(), "extra": 1})
+            ... except Exception as error:
+            ...     print(f"{type(error).__name__}: {error}")
+            InvalidInputError: ...
+        """
         if not isinstance(data, Mapping):
             raise InvalidTypeError(f"protocol must be a dict, got {type(data).__name__}")
         expected = set(_SECTIONS) | {"version"}
