@@ -3,7 +3,10 @@
 An example is the ``Examples:`` section of the docstring, in doctest form; the reference page
 renders it under the entry (napoleon). Each docstring's examples run here in a namespace of their
 own (nothing of the module is in scope, so an example imports what it uses, as a reader's code
-would) from an empty working directory, with ``ELLIPSIS`` and ``NORMALIZE_WHITESPACE``.
+would), with ``ELLIPSIS`` and ``NORMALIZE_WHITESPACE``, from a working directory that holds only
+links to the clone's committed ``records/`` and ``experiments/`` (an example reads the golden
+record as ``records/golden-dev64``, as from the clone's root, and writes only to a temporary
+directory of its own; a test checks that the examples leave those folders as they were).
 
 An example that needs the real model carries ``# doctest: +MODEL`` on one of its lines (Sphinx
 trims the comment from the rendered page); its whole docstring then runs in the model stream
@@ -18,6 +21,7 @@ import doctest
 import importlib
 import inspect
 import re
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -70,12 +74,6 @@ evalcore.part3.record
 evalcore.part3.typed
 evalcore.part3.grid
 evalcore.part3.confirm
-evalcore.records.store
-evalcore.records.schema
-evalcore.records.atomic
-evalcore.records.claims
-evalcore.records.strictjson
-evalcore.records.typed
 evalcore.stats.auc
 evalcore.stats.cochran
 evalcore.stats.exact
@@ -234,8 +232,16 @@ def _doctests(entry: str, *, model: bool) -> list[doctest.DocTest]:
     return chosen
 
 
+SHARED = ("records", "experiments")
+"""The clone's folders an example may read, linked into its working directory."""
+
+
 def run_doctests(tests: list[doctest.DocTest], where: Path) -> tuple[int, int, str]:
-    """Run each docstring's examples from ``where``; (examples tried, failed, report)."""
+    """Run each docstring's examples from ``where``, given links to :data:`SHARED`; (tried, failed, report)."""
+    for name in SHARED:
+        if not (where / name).exists():
+            (where / name).symlink_to(ROOT / name, target_is_directory=True)
+    before = shared_state()
     report: list[str] = []
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     with pytest.MonkeyPatch.context() as patch:
@@ -243,7 +249,18 @@ def run_doctests(tests: list[doctest.DocTest], where: Path) -> tuple[int, int, s
         for test in tests:
             runner.run(test, out=report.append, clear_globs=True)
     results = runner.summarize(verbose=False)
+    assert shared_state() == before, f"examples of {[t.name for t in tests]} changed the clone's {SHARED}"
     return results.attempted, results.failed, "".join(report)
+
+
+def shared_state() -> dict[str, tuple[int, int]]:
+    """(size, modification time) of every file in the clone's :data:`SHARED` folders."""
+    return {
+        p.relative_to(ROOT).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+        for name in SHARED
+        for p in (ROOT / name).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_run_doctests_reports_a_wrong_example(tmp_path):
@@ -253,6 +270,24 @@ def test_run_doctests_reports_a_wrong_example(tmp_path):
     assert run_doctests([good], tmp_path)[:2] == (1, 0)
     tried, failed, report = run_doctests([good, bad], tmp_path)
     assert (tried, failed) == (2, 1) and "Expected:\n    5\nGot:\n    4" in report
+
+
+def test_an_example_that_writes_into_the_clones_records_is_caught(tmp_path, monkeypatch):
+    clone = tmp_path / "clone"
+    for name in SHARED:
+        (clone / name).mkdir(parents=True)
+    (clone / "records" / "run.json").write_text("{}")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", clone)
+    parser = doctest.DocTestParser()
+    reads = parser.get_doctest(">>> import pathlib\n>>> pathlib.Path('records/run.json').read_text()\n'{}'\n",
+                               {}, "reads", None, 0)  # fmt: skip
+    (tmp_path / "a").mkdir()
+    assert run_doctests([reads], tmp_path / "a")[:2] == (2, 0)  # reading the clone's records is fine
+    writes = parser.get_doctest(">>> import pathlib\n>>> pathlib.Path('records/run.json').write_text('[1]')\n3\n",
+                                {}, "writes", None, 0)  # fmt: skip
+    (tmp_path / "b").mkdir()
+    with pytest.raises(AssertionError, match="changed the clone's"):
+        run_doctests([writes], tmp_path / "b")
 
 
 @pytest.mark.parametrize("entry", documented_entries())

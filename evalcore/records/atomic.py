@@ -31,6 +31,16 @@ def write_text_atomic(
     Raises:
         OSError: the directory cannot be written; the temporary file is removed and the
             target is left as it was.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.atomic import write_text_atomic
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> write_text_atomic(folder / "a.txt", "hello").read_text()
+        'hello'
+        >>> [p.name for p in folder.iterdir()]  # no temporary file left behind
+        ['a.txt']
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=suffix, dir=path.parent)
@@ -66,6 +76,18 @@ def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: s
         OSError: as :func:`write_text_atomic`.
         ValueError: ``body`` holds NaN or an infinity (JSON has no spelling for them);
             nothing is written.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.atomic import write_json_atomic
+        >>> path = Path(tempfile.mkdtemp()) / "b.json"
+        >>> path = write_json_atomic(path, {"b": 1, "a": 2})
+        >>> print(path.read_text())
+        {
+         "a": 2,
+         "b": 1
+        }
     """
     return write_text_atomic(path, _json_text(body), temp_prefix=temp_prefix, suffix=".json.tmp")
 
@@ -77,6 +99,14 @@ def create_json_exclusive(path: str | os.PathLike[str], body: Any) -> Path:
     Raises:
         FileExistsError, OSError: as :func:`create_text_exclusive`.
         ValueError: ``body`` holds NaN or an infinity; nothing is written.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.atomic import create_json_exclusive
+        >>> path = Path(tempfile.mkdtemp()) / "claim.json"
+        >>> create_json_exclusive(path, {"pid": 1}).read_text()
+        '{\\n "pid": 1\\n}\\n'
     """
     return create_text_exclusive(path, _json_text(body), suffix=".json.tmp")
 
@@ -93,6 +123,19 @@ def create_text_exclusive(
     Raises:
         FileExistsError: something is already at ``path``; nothing is changed.
         OSError: the directory cannot be written, or its file system has no hard links.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.atomic import create_text_exclusive
+        >>> path = Path(tempfile.mkdtemp()) / "claim.txt"
+        >>> create_text_exclusive(path, "first").read_text()
+        'first'
+        >>> try:
+        ...     create_text_exclusive(path, "second")
+        ... except FileExistsError:
+        ...     print("refused:", path.read_text())
+        refused: first
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix, suffix=suffix, dir=path.parent)

@@ -43,6 +43,17 @@ def claim_holder(claim: dict[str, Any]) -> str:
 
     Dead means provably gone: no such pid, a zombie, or the pid now names a process with
     another start time (recycled). A claim of another host cannot be checked from here.
+
+    Examples:
+        >>> import os, socket
+        >>> from evalcore.records.claims import claim_holder
+        >>> here = socket.gethostname()
+        >>> claim_holder({"pid": os.getpid(), "host": here})
+        'self'
+        >>> claim_holder({"pid": 0, "host": here})
+        'dead'
+        >>> claim_holder({"pid": 1, "host": "another.host"})
+        'elsewhere'
     """
     pid, host, started = claim.get("pid"), claim.get("host"), claim.get("process_started")
     if isinstance(host, str) and host != socket.gethostname():
@@ -56,7 +67,19 @@ def claim_holder(claim: dict[str, Any]) -> str:
 
 
 def refuse_live_claim(directory: Path, claim: dict[str, Any], overwrite: bool) -> None:
-    """Raise :class:`RunInProgressError` if an ``incomplete`` claim may belong to a run that is still writing."""
+    """Raise :class:`RunInProgressError` if an ``incomplete`` claim may belong to a run that is still writing.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from evalcore.records.claims import refuse_live_claim
+        >>> claim = {"pid": 4242, "host": "another.host", "started_at": "08:00"}
+        >>> refuse_live_claim(Path("runs/x"), claim, overwrite=True)  # allowed
+        >>> try:
+        ...     refuse_live_claim(Path("runs/x"), claim, overwrite=False)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        RunInProgressError: runs/x is claimed by pid 4242 on host 'another.host', ...
+    """
     holder = claim_holder(claim)
     pid, host, started = claim.get("pid"), claim.get("host"), claim.get("started_at")
     if holder == "alive":  # overwrite does not help: two live writers would interleave their files
@@ -120,6 +143,18 @@ def take_lock(directory: Path, recorded_starts: Mapping[int, float] | None = Non
 
     Raises:
         RunInProgressError: the lock's holder may be alive (the message says how to tell).
+
+    Examples:
+        >>> import os, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.claims import LOCK_NAME, release_lock, take_lock
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> take_lock(folder)
+        >>> int((folder / LOCK_NAME).read_text().split()[0]) == os.getpid()
+        True
+        >>> release_lock(folder)
+        >>> (folder / LOCK_NAME).exists()
+        False
     """
     lock = directory / LOCK_NAME
     for _ in range(2):
@@ -158,7 +193,18 @@ def take_lock(directory: Path, recorded_starts: Mapping[int, float] | None = Non
 
 
 def release_lock(directory: Path) -> None:
-    """Remove this process's lock (another process's lock is left alone)."""
+    """Remove this process's lock (another process's lock is left alone).
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.claims import LOCK_NAME, release_lock
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / LOCK_NAME).write_text("1 another process")
+        >>> release_lock(folder)  # not this process's lock: it stays
+        >>> (folder / LOCK_NAME).exists()
+        True
+    """
     lock = directory / LOCK_NAME
     with contextlib.suppress(OSError, ValueError, IndexError):
         if int(lock.read_text(encoding="ascii").split()[0]) == os.getpid():
@@ -169,6 +215,17 @@ def remove_stale_temporaries(directory: Path) -> None:
     """Delete the temporary files of writers provably gone (or of this process); a live writer's file stays.
 
     A name without a pid (:data:`TEMP_PREFIX`) proves nothing about its writer, so it stays too.
+
+    Examples:
+        >>> import os, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.claims import remove_stale_temporaries
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> for name in (f".run-{os.getpid()}-a.json.tmp", ".run-b.json.tmp"):
+        ...     _ = (folder / name).write_text("{")
+        >>> remove_stale_temporaries(folder)  # this process's own, a name without a pid
+        >>> [p.name for p in folder.iterdir()]
+        ['.run-b.json.tmp']
     """
     for temp in [*directory.glob(f"{TEMP_PREFIX}*.json.tmp"), *directory.glob(f"{LOCK_NAME}.*")]:
         match = _TEMP_NAME.fullmatch(temp.name) or _LOCK_TEMP_NAME.fullmatch(temp.name)

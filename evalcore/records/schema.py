@@ -50,7 +50,13 @@ NON_FINITE = ("inf", "-inf", "nan")
 
 
 def finite(obj: Any) -> Any:
-    """Replace non-finite floats by their :data:`NON_FINITE` strings, so the record stays valid JSON."""
+    """Replace non-finite floats by their :data:`NON_FINITE` strings, so the record stays valid JSON.
+
+    Examples:
+        >>> from evalcore.records.schema import finite
+        >>> finite({"a": float("nan"), "b": [float("-inf"), 1.0]})
+        {'a': 'nan', 'b': ['-inf', 1.0]}
+    """
     if isinstance(obj, float) and not math.isfinite(obj):
         return repr(obj)
     if isinstance(obj, dict):
@@ -66,6 +72,13 @@ def record_digest(record: dict[str, Any]) -> str:
     That encoding is frozen: sorted keys, no spaces, UTF-8, floats as Python writes them
     (``1.0``, ``1e-05``). It is not the protocol fingerprint's RFC 8785 encoding, which
     writes ``1.0`` as ``1``: hashing a record that way would orphan every record already written.
+
+    Examples:
+        >>> from evalcore.records.schema import record_digest
+        >>> from evalcore.records.store import read_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> record_digest(golden) == golden["record_sha256"]
+        True
     """
     body = {k: v for k, v in record.items() if k != "record_sha256"}
     canonical_json(body)  # the same refusals as a fingerprint, each naming its path
@@ -85,7 +98,14 @@ def _schema() -> dict[str, Any]:
 
 
 def run_schema() -> dict[str, Any]:
-    """The JSON Schema of a complete run record (a copy: edit it freely)."""
+    """The JSON Schema of a complete run record (a copy: edit it freely).
+
+    Examples:
+        >>> from evalcore.records.schema import run_schema
+        >>> schema = run_schema()
+        >>> schema["$id"], "items" in schema["required"]
+        ('urn:evalbook:run:1', True)
+    """
     return copy.deepcopy(_schema())
 
 
@@ -107,12 +127,24 @@ def _validator() -> Any:
 
 
 def json_path(steps: Iterable[str | int], root: str = "record") -> str:
-    """``record.items[3].official.loglik[1]`` from the keys and indices leading to a value."""
+    """``record.items[3].official.loglik[1]`` from the keys and indices leading to a value.
+
+    Examples:
+        >>> from evalcore.records.schema import json_path
+        >>> json_path(["items", 3, "official", "loglik", 1])
+        'record.items[3].official.loglik[1]'
+    """
     return root + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
 
 
 def describe(value: Any) -> str:
-    """A value in an error message: its JSON kind and (the start of) its JSON text."""
+    """A value in an error message: its JSON kind and (the start of) its JSON text.
+
+    Examples:
+        >>> from evalcore.records.schema import describe
+        >>> describe([1, 2, 3]), describe("x")
+        ('array [1, 2, 3]', 'string "x"')
+    """
     kind = "null" if value is None else next((k for t, k in _JSON_KIND.items() if isinstance(value, t)), "value")
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=True, default=repr)
@@ -196,6 +228,18 @@ def record_problem(record: Any) -> str | None:
 
     The schema first (keys, types, the version), then the checks it cannot express.
     The self-digest is not checked here (:func:`evalcore.records.store.read_record` does).
+
+    Examples:
+        >>> import copy
+        >>> from evalcore.records.schema import record_problem
+        >>> from evalcore.records.store import read_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> print(record_problem(golden))
+        None
+        >>> edited = copy.deepcopy(golden)
+        >>> edited["items"][3]["official"]["loglik"][1] = "x"
+        >>> print(record_problem(edited))
+        record.items[3].official.loglik[1] must be a number or one of "inf", ...
     """
     error = next(iter(_validator().iter_errors(record)), None)
     if error is not None:
@@ -213,6 +257,17 @@ def validate_record(record: Any) -> None:
     Raises:
         RecordError: the first problem, with the path of the value, e.g.
             ``record.items[3].official.loglik[1] must be a number or one of "inf", "-inf", "nan"``.
+
+    Examples:
+        >>> from evalcore.records.schema import validate_record
+        >>> from evalcore.records.store import read_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> validate_record(golden)  # passes: nothing is printed
+        >>> try:
+        ...     validate_record({**golden, "items": []})
+        ... except Exception as error:
+        ...     print(type(error).__name__)
+        RecordError
     """
     problem = record_problem(record)
     if problem:
@@ -227,6 +282,17 @@ def check_record(record: Any, where: str) -> None:
     In order: a JSON object; the version (another one is a :class:`SchemaVersionError`);
     the status (a claim is not a record); the structure (:func:`record_problem`); the
     self-digest.
+
+    Examples:
+        >>> from evalcore.records.schema import check_record
+        >>> from evalcore.records.store import read_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> check_record(golden, "records/golden-dev64")  # nothing to say: it passes
+        >>> try:
+        ...     check_record({**golden, "status": "done"}, "a copy")
+        ... except Exception as error:
+        ...     print(type(error).__name__)
+        RecordError
     """
     if not isinstance(record, dict):
         raise RecordError(f"{where}: a record is a JSON object, got {type(record).__name__}")

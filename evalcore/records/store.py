@@ -61,7 +61,13 @@ UNFINISHED = ("incomplete", "failed", "interrupted")
 
 
 def is_finite_number(value: Any) -> bool:
-    """A score as evalcore stores it: an int or float (never a bool), finite, and within a double's range."""
+    """A score as evalcore stores it: an int or float (never a bool), finite, and within a double's range.
+
+    Examples:
+        >>> from evalcore.records.store import is_finite_number
+        >>> [is_finite_number(v) for v in (-4.35, 3, True, float("nan"), "1")]
+        [True, True, False, False, False]
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     try:
@@ -130,6 +136,15 @@ def begin_record(out_dir: str | os.PathLike[str], settings: dict[str, Any], *, o
         RecordExistsError: a complete record, or a file this module did not write, is
             there and ``overwrite`` is False.
         PermissionError, NotADirectoryError: the directory cannot be created or written.
+
+    Examples:
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.store import begin_record
+        >>> out = Path(tempfile.mkdtemp()) / "run"
+        >>> claim = json.loads(begin_record(out, {"smoke": True}).read_text())
+        >>> claim["status"], claim["pid"] > 0
+        ('incomplete', True)
     """
     directory = Path(out_dir)
     status, existing = _existing(directory / RECORD_NAME)
@@ -168,6 +183,16 @@ def mark_failed(
         interrupted: the run was stopped (SIGINT, Ctrl-C, or SIGTERM): the status is
             ``interrupted``, and the error is kept as what the stop surfaced as.
         signal_name: which signal stopped it (default: SIGINT, Ctrl-C).
+
+    Examples:
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.store import begin_record, mark_failed
+        >>> out = Path(tempfile.mkdtemp()) / "run"
+        >>> _ = begin_record(out, {"smoke": True})
+        >>> failed = json.loads(mark_failed(out, ValueError("boom")).read_text())
+        >>> failed["status"], failed["error"]
+        ('failed', 'ValueError: boom')
     """
     for name in (PENDING_NAME, RECORD_NAME):
         status, claim = _existing(Path(out_dir) / name)
@@ -199,6 +224,20 @@ def write_record(out_dir: str | os.PathLike[str], record: dict[str, Any], *, ove
         RecordExistsError: a complete record is already there and ``overwrite`` is False.
         RunInProgressError: the claim there belongs to another run that is still alive.
         PermissionError, NotADirectoryError: the directory cannot be written.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.records.store import read_record, write_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> out = Path(tempfile.mkdtemp()) / "copy"
+        >>> read_record(write_record(out, golden)) == golden
+        True
+        >>> try:
+        ...     write_record(out, golden)
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        RecordExistsError: .../copy/run.json already holds a run record; ...
     """
     directory = Path(out_dir)
     target = directory / RECORD_NAME
@@ -234,6 +273,12 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
             (:func:`validate_record`: the message names the path of the first problem);
             or a self-digest that does not match the content (an edit). Never another
             exception for any file content.
+
+    Examples:
+        >>> from evalcore.records.store import read_record
+        >>> golden = read_record("records/golden-dev64")
+        >>> golden["status"], len(golden["items"]), golden["record_sha256"][:12]
+        ('complete', 64, 'ef399b402a24')
     """
     target = Path(path)
     if target.is_dir():

@@ -49,6 +49,19 @@ def loads_strict(text: str) -> Any:
 
     Raises:
         ValueError: the text is not strict JSON (RecursionError: nested too deep).
+
+    Examples:
+        >>> from evalcore.records.strictjson import loads_strict
+        >>> loads_strict('{"a": 1.5}')
+        {'a': 1.5}
+        >>> for text in ('{"a": NaN}', '{"a": 1, "a": 2}', "1e400"):
+        ...     try:
+        ...         loads_strict(text)
+        ...     except Exception as error:
+        ...         print(f"{type(error).__name__}: {error}")
+        InvalidInputError: NaN is not JSON
+        InvalidInputError: duplicate key 'a'
+        InvalidInputError: number 1e400 is outside the range of a double
     """
     return json.loads(
         text,

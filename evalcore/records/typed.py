@@ -98,7 +98,15 @@ class OfficialSample:
 
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> OfficialSample:
-        """The typed sample of one item's ``official`` entry (already checked against the schema)."""
+        """The typed sample of one item's ``official`` entry (already checked against the schema).
+
+        Examples:
+            >>> from evalcore.records.typed import OfficialSample, read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> sample = record.items[0].official
+            >>> OfficialSample.from_json(sample.to_json()) == sample
+            True
+        """
         return cls(
             doc_id=entry["doc_id"],
             content_idx=entry["content_idx"],
@@ -114,7 +122,15 @@ class OfficialSample:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as a record stores it."""
+        """The entry as a record stores it.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> entry = record.items[0].official.to_json()
+            >>> entry["doc_id"], entry["target"], entry["acc"]
+            (537, 1, 1.0)
+        """
         return {
             "doc_id": self.doc_id,
             "content_idx": self.content_idx,
@@ -162,7 +178,15 @@ class IndependentScores:
 
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> IndependentScores:
-        """The typed scores of one item's ``independent`` entry (already checked against the schema)."""
+        """The typed scores of one item's ``independent`` entry (already checked against the schema).
+
+        Examples:
+            >>> from evalcore.records.typed import IndependentScores, read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> scores = record.items[0].independent
+            >>> IndependentScores.from_json(scores.to_json()) == scores
+            True
+        """
         return cls(
             prompt_hash=entry["prompt_hash"],
             continuation_sha256=tuple(entry["continuation_sha256"]),
@@ -177,7 +201,15 @@ class IndependentScores:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as a record stores it."""
+        """The entry as a record stores it.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> entry = record.items[0].independent.to_json()
+            >>> entry["prediction"], [round(s, 2) for s in entry["loglik"]]
+            (1, [-4.35, -4.3])
+        """
         return {
             "prompt_hash": self.prompt_hash,
             "continuation_sha256": list(self.continuation_sha256),
@@ -208,19 +240,41 @@ class RunItem:
     """The independent scorer's result, or None when it did not score the item."""
 
     def scores(self, scorer: str) -> tuple[float, ...] | None:
-        """One scorer's s_ij (``"official"`` or ``"independent"``), or None where it did not score the item."""
+        """One scorer's s_ij (``"official"`` or ``"independent"``), or None where it did not score the item.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> item = record.items[0]
+            >>> item.item_id, [round(s, 2) for s in item.scores("official")]
+            (537, [-4.35, -4.3])
+        """
         entry = self.result(scorer)
         return None if entry is None else entry.loglik
 
     def result(self, scorer: str) -> OfficialSample | IndependentScores | None:
-        """One scorer's entry by name."""
+        """One scorer's entry by name.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> type(record.items[0].result("official")).__name__
+            'OfficialSample'
+        """
         if scorer not in SCORERS:
             raise InvalidInputError(f"scorer must be 'official' or 'independent', got {scorer!r}")
         return self.official if scorer == "official" else self.independent
 
     @classmethod
     def from_json(cls, item: Mapping[str, Any]) -> RunItem:
-        """The typed item of one entry of a record's ``items``."""
+        """The typed item of one entry of a record's ``items``.
+
+        Examples:
+            >>> from evalcore.records.typed import RunItem, read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> RunItem.from_json(record.items[0].to_json()) == record.items[0]
+            True
+        """
         off, ind = item["official"], item["independent"]
         return cls(
             item_id=item["item_id"],
@@ -231,7 +285,14 @@ class RunItem:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The item as a record stores it."""
+        """The item as a record stores it.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> sorted(record.items[0].to_json())
+            ['independent', 'item_id', 'label', 'official', 'row_sha256']
+        """
         return {
             "item_id": self.item_id,
             "label": self.label,
@@ -265,7 +326,14 @@ class RunSettings:
 
     @classmethod
     def from_json(cls, settings: Mapping[str, Any]) -> RunSettings:
-        """The typed settings of a record's ``settings``."""
+        """The typed settings of a record's ``settings``.
+
+        Examples:
+            >>> from evalcore.records.typed import RunSettings, read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> RunSettings.from_json(record.settings.to_json()) == record.settings
+            True
+        """
         return cls(
             smoke=settings["smoke"],
             sort_ids=settings["sort_ids"],
@@ -277,7 +345,15 @@ class RunSettings:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The section as a record stores it (its keys in the order a run writes them, then the others)."""
+        """The section as a record stores it (its keys in the order a run writes them, then the others).
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> settings = record.settings.to_json()
+            >>> settings["smoke"], settings["sort_ids"], len(settings["official_item_ids"])
+            (False, True, 64)
+        """
         known = {
             "smoke": self.smoke,
             "sort_ids": self.sort_ids,
@@ -345,6 +421,13 @@ class RunRecord:
         Raises:
             RecordError: the first problem :func:`~evalcore.records.schema.record_problem`
                 finds, after ``where`` and with the path of the value.
+
+        Examples:
+            >>> from evalcore.records.store import read_record
+            >>> from evalcore.records.typed import RunRecord
+            >>> record = RunRecord.from_json(read_record("records/golden-dev64"))
+            >>> record.status, len(record.items)
+            ('complete', 64)
         """
         if not isinstance(record, Mapping):
             raise RecordError(f"{where}: a record is a JSON object, got {type(record).__name__}")
@@ -370,7 +453,15 @@ class RunRecord:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON: equal to what :meth:`from_json` read from a file, so its self-digest is unchanged."""
+        """The record as JSON: equal to what :meth:`from_json` read from a file, so its self-digest is unchanged.
+
+        Examples:
+            >>> from evalcore.records.schema import record_digest
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> record_digest(record.to_json()) == record.record_sha256
+            True
+        """
         return {
             "schema": self.schema,
             "status": self.status,
@@ -410,13 +501,28 @@ class RunRecord:
         return tuple(item.item_id for item in self.items)
 
     def scores(self, scorer: str = "independent") -> dict[int, tuple[float, ...]]:
-        """``{item_id: s_ij}`` as one scorer stored them; items it did not score are left out."""
+        """``{item_id: s_ij}`` as one scorer stored them; items it did not score are left out.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> scores = record.scores("independent")
+            >>> len(scores), [round(s, 2) for s in scores[537]]
+            (64, [-4.35, -4.3])
+        """
         found = {item.item_id: item.scores(scorer) for item in self.items}
         return {i: s for i, s in found.items() if s is not None}
 
     def accuracy(self, scorer: str) -> float | None:
         """The share of the items ``scorer`` scored whose argmax is the gold label, recounted from the items
-        (ties to the first answer; None when it scored none). A NaN score never counts as correct."""
+        (ties to the first answer; None when it scored none). A NaN score never counts as correct.
+
+        Examples:
+            >>> from evalcore.records.typed import read_run_record
+            >>> record = read_run_record("records/golden-dev64")
+            >>> record.accuracy("official"), record.accuracy("independent")
+            (0.53125, 0.53125)
+        """
         scored = [(s, item.label) for item in self.items if (s := item.scores(scorer)) is not None]
         if not scored:
             return None
@@ -425,5 +531,12 @@ class RunRecord:
 
 def read_run_record(path: str | os.PathLike[str]) -> RunRecord:
     """Read a run record (a ``run.json`` or its directory) with every check of
-    :func:`evalcore.records.store.read_record`, the self-digest included, and return it typed."""
+    :func:`evalcore.records.store.read_record`, the self-digest included, and return it typed.
+
+    Examples:
+        >>> from evalcore.records.typed import read_run_record
+        >>> record = read_run_record("records/golden-dev64")
+        >>> record.fingerprint[:12], record.items[0].label
+        ('...', 1)
+    """
     return RunRecord.from_json(read_record(path), where=os.fspath(path))
