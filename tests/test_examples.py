@@ -74,10 +74,6 @@ evalcore.part3.record
 evalcore.part3.typed
 evalcore.part3.grid
 evalcore.part3.confirm
-evalcore.stats.auc
-evalcore.stats.cochran
-evalcore.stats.exact
-evalcore.stats.multiplicity
 evalcore.workflow.run
 evalcore.workflow.cli
 evalcore.workflow.compare

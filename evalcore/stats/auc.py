@@ -70,6 +70,13 @@ def auc(scores: Sequence[float], labels: Sequence[int]) -> float:
     Raises:
         InvalidInputError: different lengths, a label other than 0/1, a NaN score, or one
             class missing (the AUC is undefined without both).
+
+    Examples:
+        >>> from evalcore.stats.auc import auc
+        >>> scores = [0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1]
+        >>> labels = [1, 1, 0, 1, 0, 1, 0, 0]
+        >>> auc(scores, labels)  # 13 of the 16 positive-negative pairs ranked right
+        0.8125
     """
     pos, neg = _split(scores, labels)
     v10, _ = _placements(pos, neg)
@@ -89,11 +96,15 @@ class AucEstimate:
     """One AUC with DeLong's standard error."""
 
     value: float
+    """The AUC: the share of positive-negative pairs the score ranks right, ties counted one half."""
     stderr: float
+    """DeLong's standard error of the AUC."""
     ci: tuple[float, float]
     """Normal interval at the requested confidence, clipped to [0, 1]."""
     n_pos: int
+    """How many items are positive (label 1)."""
     n_neg: int
+    """How many items are negative (label 0)."""
 
 
 def _z(confidence: float) -> float:
@@ -107,6 +118,14 @@ def auc_ci(scores: Sequence[float], labels: Sequence[int], confidence: float = 0
 
     Raises:
         InvalidInputError: as :func:`auc`, or a confidence outside (0, 1).
+
+    Examples:
+        >>> from evalcore.stats.auc import auc_ci
+        >>> scores = [0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1]
+        >>> labels = [1, 1, 0, 1, 0, 1, 0, 0]
+        >>> estimate = auc_ci(scores, labels)
+        >>> estimate.value, round(estimate.stderr, 4), round(estimate.ci[0], 4)
+        (0.8125, 0.1693, 0.4808)
     """
     z = _z(confidence)
     pos, neg = _split(scores, labels)
@@ -121,12 +140,15 @@ class AucComparison:
     """Two AUCs of the same items and DeLong's paired test of their difference."""
 
     auc_a: float
+    """The first score's AUC (for a contrast: the AUC of the first score listed)."""
     auc_b: float
+    """The second score's AUC."""
     difference: float
     """``auc_a - auc_b``."""
     stderr: float
     """Of the difference, with the covariance of the two AUCs."""
     ci: tuple[float, float]
+    """Normal interval of the difference at the requested confidence."""
     p_value: float
     """Two-sided, normal approximation; 1.0 when the difference and its standard error are both zero."""
 
@@ -138,6 +160,15 @@ def compare_auc(
 
     Raises:
         InvalidInputError: as :func:`auc` for either score, or scores of different lengths.
+
+    Examples:
+        >>> from evalcore.stats.auc import compare_auc
+        >>> scores = [0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1]
+        >>> labels = [1, 1, 0, 1, 0, 1, 0, 0]
+        >>> other = [0.9, 0.2, 0.7, 0.6, 0.4, 0.3, 0.8, 0.1]
+        >>> c = compare_auc(scores, other, labels)
+        >>> c.auc_a, c.auc_b, round(c.p_value, 4)
+        (0.8125, 0.5, 0.1601)
     """
     z = _z(confidence)
     if len(scores_a) != len(scores_b):
@@ -172,6 +203,15 @@ def auc_contrast(
     Raises:
         InvalidInputError: as :func:`auc` for any score, scores of different lengths, a
             weight for each score missing, or weights that do not sum to zero.
+
+    Examples:
+        >>> from evalcore.stats.auc import auc_contrast
+        >>> scores = [0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1]
+        >>> labels = [1, 1, 0, 1, 0, 1, 0, 0]
+        >>> other = [0.9, 0.2, 0.7, 0.6, 0.4, 0.3, 0.8, 0.1]
+        >>> c = auc_contrast([scores, other], [1, -1], labels)  # AUC_a - AUC_b
+        >>> c.difference, round(c.p_value, 4)
+        (0.3125, 0.1601)
     """
     z = _z(confidence)
     if len(scores) != len(weights) or len(scores) < 2:

@@ -66,6 +66,11 @@ def chi2_sf(x: float, df: int) -> float:
 
     Raises:
         InvalidInputError: ``df`` not a positive int, or ``x`` NaN.
+
+    Examples:
+        >>> from evalcore.stats.cochran import chi2_sf
+        >>> round(chi2_sf(3.841, 1), 4), round(chi2_sf(5.991, 2), 4)
+        (0.05, 0.05)
     """
     if isinstance(df, bool) or not isinstance(df, int) or df < 1:
         raise InvalidInputError(f"df must be an int >= 1, got {df!r}")
@@ -90,6 +95,14 @@ def permutation_p(outcomes: Sequence[Sequence[int]], resamples: int = 10_000, se
 
     Raises:
         InvalidInputError: as :func:`cochran_q`, or ``resamples`` below 1.
+
+    Examples:
+        >>> from evalcore.stats.cochran import permutation_p
+        >>> outcomes = [[1, 1, 0, 1, 1, 0, 1, 1],  # condition 0, eight items
+        ...             [1, 0, 0, 1, 0, 0, 1, 0],
+        ...             [0, 0, 0, 1, 0, 0, 1, 0]]
+        >>> round(permutation_p(outcomes, resamples=2000), 4)  # seeded: always this
+        0.075
     """
     observed = cochran_q(outcomes)
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
@@ -114,11 +127,15 @@ class CochranQ:
     """The result of Cochran's Q test."""
 
     q: float
+    """The statistic Q."""
     df: int
+    """Degrees of freedom: the number of conditions less one."""
     p_value: float
+    """P(chi-square with ``df`` degrees of freedom >= Q): the large-sample approximation."""
     successes: tuple[int, ...]
     """C_j: each condition's number of successes."""
     n_items: int
+    """Items, each scored under every condition."""
     n_informative: int
     """Items on which the conditions disagree (the only ones that move Q)."""
 
@@ -131,6 +148,15 @@ def cochran_q(outcomes: Sequence[Sequence[int]]) -> CochranQ:
     Raises:
         InvalidInputError: fewer than two conditions, conditions of different lengths, no
             items, or an outcome other than 0/1.
+
+    Examples:
+        >>> from evalcore.stats.cochran import cochran_q
+        >>> outcomes = [[1, 1, 0, 1, 1, 0, 1, 1],  # condition 0, eight items
+        ...             [1, 0, 0, 1, 0, 0, 1, 0],
+        ...             [0, 0, 0, 1, 0, 0, 1, 0]]
+        >>> test = cochran_q(outcomes)
+        >>> test.q, test.df, round(test.p_value, 4), test.n_informative
+        (6.5, 2, 0.0388, 4)
     """
     if len(outcomes) < 2:
         raise InvalidInputError(f"Cochran's Q compares at least two conditions, got {len(outcomes)}")

@@ -107,6 +107,14 @@ def cochran_exact_p(outcomes: Sequence[Sequence[int]], max_states: int = MAX_STA
 
     Raises:
         InvalidInputError: as :func:`evalcore.stats.cochran.cochran_q`, or ``max_states`` below 1.
+
+    Examples:
+        >>> from evalcore.stats.exact import cochran_exact_p
+        >>> outcomes = [[1, 1, 0, 1, 1, 0, 1, 1],  # condition 0, eight items
+        ...             [1, 0, 0, 1, 0, 0, 1, 0],
+        ...             [0, 0, 0, 1, 0, 0, 1, 0]]
+        >>> round(cochran_exact_p(outcomes), 4)  # chi-square says 0.0388
+        0.0741
     """
     observed = cochran_q(outcomes)
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
@@ -146,6 +154,7 @@ class PermutationP:
     """A permutation p-value and how it was obtained."""
 
     p_value: float
+    """The p-value: exact, or resampled with the observed arrangement counted as one draw."""
     exact: bool
     """True: every arrangement enumerated; False: resampled (seeded)."""
     resamples: int | None = None
@@ -160,7 +169,17 @@ class PermutationP:
 def cochran_permutation(
     outcomes: Sequence[Sequence[int]], resamples: int = 10_000, seed: int = 0, max_states: int = MAX_STATES
 ) -> PermutationP:
-    """Cochran's Q's permutation p-value: exact where the enumeration fits, else ``resamples`` seeded draws."""
+    """Cochran's Q's permutation p-value: exact where the enumeration fits, else ``resamples`` seeded draws.
+
+    Examples:
+        >>> from evalcore.stats.exact import cochran_permutation
+        >>> outcomes = [[1, 1, 0, 1, 1, 0, 1, 1],  # condition 0, eight items
+        ...             [1, 0, 0, 1, 0, 0, 1, 0],
+        ...             [0, 0, 0, 1, 0, 0, 1, 0]]
+        >>> result = cochran_permutation(outcomes)
+        >>> round(result.p_value, 4), result.exact, result.resamples
+        (0.0741, True, None)
+    """
     exact = cochran_exact_p(outcomes, max_states)
     if exact is not None:
         return PermutationP(exact, exact=True)
@@ -168,7 +187,13 @@ def cochran_permutation(
 
 
 def format_p(p: PermutationP | float, digits: int = 2) -> str:
-    """A p-value as printed: ``digits`` significant digits; a resampling floor as ``< 1e-N``."""
+    """A p-value as printed: ``digits`` significant digits; a resampling floor as ``< 1e-N``.
+
+    Examples:
+        >>> from evalcore.stats.exact import format_p
+        >>> format_p(0.01234), format_p(0.5), format_p(0.01234, digits=3)
+        ('0.012', '0.5', '0.0123')
+    """
     if isinstance(p, PermutationP):
         if p.at_floor and p.resamples is not None:
             return f"< 1e-{len(str(p.resamples)) - 1}"
@@ -190,6 +215,13 @@ def newcombe_paired_ci(
 
     Raises:
         InvalidInputError: different lengths, no items, or a value other than 0/1.
+
+    Examples:
+        >>> from evalcore.stats.exact import newcombe_paired_ci
+        >>> a = [1, 1, 1, 0, 1, 1, 0, 1] * 8
+        >>> b = [1, 0, 1, 0, 1, 0, 0, 1] * 8
+        >>> tuple(round(x, 4) for x in newcombe_paired_ci(a, b))
+        (0.141, 0.3494)
     """
     if len(a) != len(b) or not a:
         raise InvalidInputError(f"need two outcome lists of one non-zero length, got {len(a)} and {len(b)}")
@@ -221,6 +253,12 @@ def paired_mean_ci(x: Sequence[float], y: Sequence[float], confidence: float = 0
     Raises:
         InvalidInputError: different lengths, fewer than two items, a value that is not a
             finite number, or a confidence outside (0, 1).
+
+    Examples:
+        >>> from evalcore.stats.exact import paired_mean_ci
+        >>> x, y = [-4.3, -2.1, -3.0, -1.2], [-4.0, -2.5, -2.0, -1.0]
+        >>> tuple(round(v, 4) for v in paired_mean_ci(x, y))
+        (-0.275, -0.8372, 0.2872)
     """
     if len(x) != len(y) or len(x) < 2:
         raise InvalidInputError(f"need two paired lists of two or more values, got {len(x)} and {len(y)}")
@@ -240,7 +278,13 @@ def paired_mean_ci(x: Sequence[float], y: Sequence[float], confidence: float = 0
 
 
 def mcnemar_min_p(discordant: int) -> float:
-    """The smallest two-sided p McNemar's exact test can give on ``discordant`` items: all one way."""
+    """The smallest two-sided p McNemar's exact test can give on ``discordant`` items: all one way.
+
+    Examples:
+        >>> from evalcore.stats.exact import mcnemar_min_p
+        >>> mcnemar_min_p(5), mcnemar_min_p(6)  # 5 items cannot reach 0.05
+        (0.0625, 0.03125)
+    """
     if isinstance(discordant, bool) or not isinstance(discordant, int) or discordant < 0:
         raise InvalidInputError(f"discordant must be an int >= 0, got {discordant!r}")
     return 1.0 if discordant == 0 else min(1.0, 2 * 0.5**discordant)
@@ -248,7 +292,13 @@ def mcnemar_min_p(discordant: int) -> float:
 
 def discordant_needed(tests: int = 1, level: float = 0.05) -> int:
     """How many discordant items, all one way, one McNemar test needs to fall below ``level``
-    after Holm's adjustment for ``tests`` tests (the smallest p is multiplied by ``tests``)."""
+    after Holm's adjustment for ``tests`` tests (the smallest p is multiplied by ``tests``).
+
+    Examples:
+        >>> from evalcore.stats.exact import discordant_needed
+        >>> discordant_needed(), discordant_needed(tests=10)
+        (6, 9)
+    """
     if isinstance(tests, bool) or not isinstance(tests, int) or tests < 1:
         raise InvalidInputError(f"tests must be an int >= 1, got {tests!r}")
     if not 0.0 < level < 1.0:

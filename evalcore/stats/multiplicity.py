@@ -25,6 +25,11 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
     Raises:
         InvalidInputError: no p-values, or one outside [0, 1] (NaN included).
+
+    Examples:
+        >>> from evalcore.stats.multiplicity import holm
+        >>> holm([0.01, 0.04, 0.03])
+        [0.03, 0.06, 0.06]
     """
     if not p_values:
         raise InvalidInputError("no p-values to adjust")
