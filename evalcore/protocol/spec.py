@@ -223,11 +223,17 @@ class EvalProtocol:
     """Everything that decides a score, as one typed value with a fingerprint."""
 
     model: ModelSpec
+    """Which model, exactly: weights, tokenizer and dtype."""
     data: DataSpec
+    """Which rows, exactly: dataset, split digest and the scored item ids."""
     prompt: PromptSpec
+    """How an item becomes the strings the model scores: template, choices and demos."""
     scoring: ScoringSpec
+    """How candidate scores become a prediction: rule, normalisation and tie-break."""
     budget: BudgetSpec
+    """Generation and compute budget: input length, batch size, seed and tokens generated."""
     harness: HarnessSpec
+    """Which evaluation code: harness name and version, task and task version."""
     version: int = PROTOCOL_SCHEMA_VERSION
     """Schema version of this layout."""
 
