@@ -229,7 +229,7 @@ class EvalProtocol:
     prompt: PromptSpec
     """How an item becomes the strings the model scores: template, choices and demos."""
     scoring: ScoringSpec
-    """How candidate scores become a prediction: rule, normalisation and tie-break."""
+    """How candidate scores become a prediction: rule, normalization and tie-break."""
     budget: BudgetSpec
     """Generation and compute budget: input length, batch size, seed and tokens generated."""
     harness: HarnessSpec
