@@ -17,11 +17,15 @@ a refusal catches it and prints ``Name: message``, as the book's pages do.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import doctest
 import importlib
 import inspect
+import itertools
 import re
 import sys
+import textwrap
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -314,3 +318,73 @@ def test_some_examples_need_the_model():
 def test_the_examples_that_need_the_model_run(entry, tmp_path):
     tried, failed, report = run_doctests(_doctests(entry, model=True), tmp_path)
     assert tried > 0 and failed == 0, report
+
+
+FIELDS_PENDING_TEXT = """
+evalcore.audit.numerics
+evalcore.audit.recheck
+evalcore.harness.logs
+evalcore.part3.conditions
+evalcore.workflow.checkharness
+evalcore.workflow.compare
+"""
+"""The entries with a public dataclass field that has no description yet. The list only shrinks."""
+
+FIELDS_PENDING = frozenset(FIELDS_PENDING_TEXT.split())
+
+
+def undocumented_fields(cls: type) -> list[str]:
+    """The fields of a dataclass with no attribute docstring (a string right after the field, in the
+    class that declares it: an inherited field is described where it is declared)."""
+    documented: set[str] = set()
+    for owner in cls.__mro__:
+        if not dataclasses.is_dataclass(owner):
+            continue
+        body = ast.parse(textwrap.dedent(inspect.getsource(owner))).body[0].body  # type: ignore[attr-defined]
+        documented |= {
+            statement.target.id
+            for statement, following in itertools.pairwise(body)
+            if isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        }
+    return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_") and f.name not in documented]
+
+
+def _dataclasses_of(entry: str) -> list[type]:
+    target, is_module = _resolve(entry)
+    if not is_module:
+        return [target] if dataclasses.is_dataclass(target) else []  # type: ignore[list-item]
+    return [
+        obj
+        for name in _public(target)  # type: ignore[arg-type]
+        if inspect.isclass(obj := getattr(target, name)) and dataclasses.is_dataclass(obj) and obj.__module__ == entry
+    ]
+
+
+def test_undocumented_fields_are_found():
+    @dataclasses.dataclass
+    class Pair:
+        left: int
+        """The left one."""
+        right: int
+
+    assert undocumented_fields(Pair) == ["right"]
+
+    @dataclasses.dataclass
+    class Triple(Pair):
+        middle: int = 0
+        """The middle one."""
+
+    assert undocumented_fields(Triple) == ["right"]  # the inherited field, described or not where it is declared
+
+
+@pytest.mark.parametrize("entry", documented_entries())
+def test_every_public_dataclass_field_is_described(entry):
+    missing = [f"{cls.__name__}.{name}" for cls in _dataclasses_of(entry) for name in undocumented_fields(cls)]
+    if entry in FIELDS_PENDING:
+        assert missing, f"{entry} describes every field now: take it off FIELDS_PENDING_TEXT"
+    else:
+        assert not missing, f"fields with no description: {missing}"
