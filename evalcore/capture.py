@@ -54,6 +54,14 @@ def is_recorded_origin(filename: str, package_dirs: list[str] | None = None) -> 
 
     Args:
         package_dirs: the packages' directories, if already looked up (they are the same for every warning of a block).
+
+    Examples:
+        >>> import os
+        >>> import tqdm
+        >>> from evalcore.capture import is_recorded_origin
+        >>> inside = os.path.join(os.path.dirname(tqdm.__file__), "std.py")
+        >>> is_recorded_origin(inside), is_recorded_origin("/home/me/notebook.py")
+        (True, False)
     """
     where = os.path.realpath(filename)
     return any(where.startswith(directory) for directory in package_dirs or _package_dirs())
@@ -120,6 +128,17 @@ def captured(sink: list[str]) -> Iterator[None]:
     A warning whose file is not inside :data:`RECORDED_ORIGINS` is not recorded: it is
     issued again after the block (original category, file and line), where the
     caller's filters decide what happens to it.
+
+    Examples:
+        >>> import logging
+        >>> import os
+        >>> from evalcore.capture import captured
+        >>> sink = []
+        >>> with captured(sink):
+        ...     logging.getLogger("transformers").warning("a toy warning")
+        ...     _ = os.write(2, b"printed by a C extension")
+        >>> sink
+        ['WARNING transformers: a toy warning', 'printed by a C extension']
     """
     foreign: list[warnings.WarningMessage] = []
     try:
@@ -185,6 +204,13 @@ def import_quietly(name: str, notes: list[str] | None = None) -> Any:
 
     Some libraries warn once when first imported under a notebook kernel (tqdm's
     ``IProgress not found``); the warning says nothing about the evaluation.
+
+    Examples:
+        >>> from evalcore.capture import import_quietly
+        >>> notes = []
+        >>> module = import_quietly("json", notes)
+        >>> module.__name__, notes
+        ('json', [])
     """
     sink: list[str] = []
     with captured(sink):

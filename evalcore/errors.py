@@ -162,6 +162,18 @@ def clipped_repr(value: object, limit: int = 60, mark: str = "...") -> str:
 
     Raises:
         InvalidInputError: a ``limit`` too small to hold ``mark`` and one character.
+
+    Examples:
+        >>> from evalcore.errors import clipped_repr
+        >>> clipped_repr("short")
+        "'short'"
+        >>> clipped_repr(list(range(100)), limit=20)
+        '[0, 1, 2, 3, 4, 5...'
+        >>> try:
+        ...     clipped_repr("text", limit=3)
+        ... except ValueError as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: limit must be an int above 3, got 3
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= len(mark):
         raise InvalidInputError(f"limit must be an int above {len(mark)}, got {limit!r}")

@@ -42,7 +42,13 @@ _R = TypeVar("_R")
 
 
 def missing_run_modules() -> list[str]:
-    """The modules of :data:`RUN_MODULES` that cannot be found here (without importing any of them)."""
+    """The modules of :data:`RUN_MODULES` that cannot be found here (without importing any of them).
+
+    Examples:
+        >>> from evalcore.extras import missing_run_modules
+        >>> missing_run_modules()  # the run extra is installed here
+        []
+    """
     return [name for name in RUN_MODULES if importlib.util.find_spec(name) is None]
 
 
@@ -55,6 +61,18 @@ def require_run_extra(what: str) -> None:
     Raises:
         MissingExtraError: one of :data:`RUN_MODULES` is missing; the message lists them and
             gives :data:`INSTALL_RUN`.
+
+    Examples:
+        >>> from unittest import mock
+        >>> from evalcore.errors import MissingExtraError
+        >>> from evalcore.extras import require_run_extra
+        >>> require_run_extra("my_script.py")  # installed: returns quietly
+        >>> with mock.patch("importlib.util.find_spec", return_value=None):
+        ...     try:
+        ...         require_run_extra("my_script.py")
+        ...     except MissingExtraError as error:
+        ...         print(f"{type(error).__name__}: {error}")
+        MissingExtraError: my_script.py needs evalbook[run], ... '.[run]' ...
     """
     missing = missing_run_modules()
     if missing:
@@ -66,7 +84,16 @@ def require_run_extra(what: str) -> None:
 
 
 def needs_run_extra(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Decorate a function that needs the ``run`` extra: each call checks first (:func:`require_run_extra`)."""
+    """Decorate a function that needs the ``run`` extra: each call checks first (:func:`require_run_extra`).
+
+    Examples:
+        >>> from evalcore.extras import needs_run_extra
+        >>> @needs_run_extra
+        ... def double(n):
+        ...     return 2 * n
+        >>> double(21), double.__name__
+        (42, 'double')
+    """
     name = f"{func.__module__}.{func.__qualname__}"
 
     @functools.wraps(func)

@@ -19,7 +19,21 @@ __all__ = ["hub_download", "hub_offline_reason"]
 
 
 def hub_offline_reason() -> str | None:
-    """Which offline variable (``HF_HUB_OFFLINE`` and the like) is set, if one is; None otherwise."""
+    """Which offline variable (``HF_HUB_OFFLINE`` and the like) is set, if one is; None otherwise.
+
+    Examples:
+        >>> import os
+        >>> from unittest import mock
+        >>> from evalcore.hub import hub_offline_reason
+        >>> with mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "1"}):
+        ...     print(hub_offline_reason())
+        HF_HUB_OFFLINE=1 is set
+        >>> online = dict.fromkeys(["HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+        ...                         "HF_DATASETS_OFFLINE"], "0")
+        >>> with mock.patch.dict(os.environ, online):
+        ...     print(hub_offline_reason())
+        None
+    """
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in {"1", "true", "yes", "on"}:
             return f"{var}={os.environ[var]} is set"
@@ -32,6 +46,21 @@ def hub_download(repo_id: str, revision: str, what: str, offline_default: str, *
     Raises:
         MissingExtraError: ``huggingface_hub`` (the ``run`` extra) is not installed.
         HubUnavailableError: offline, or the Hub could not be reached.
+
+    Examples:
+        >>> import os
+        >>> from unittest import mock
+        >>> from evalcore.errors import HubUnavailableError
+        >>> from evalcore.hub import hub_download
+        >>> with mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "1"}):
+        ...     try:
+        ...         hub_download("someone/toy-model", "0123abc", "the model",
+        ...                      "the local GGUF file")
+        ...     except HubUnavailableError as error:
+        ...         print(f"{type(error).__name__}: {error}")
+        HubUnavailableError: the model someone/toy-model@0123abc needs the
+        Hugging Face Hub, which cannot be used here (HF_HUB_OFFLINE=1 is set).
+        Use the offline default instead: the local GGUF file.
     """
     require_run_extra(f"the Hub download of {repo_id}")
     reason = hub_offline_reason()

@@ -17,7 +17,22 @@ CLOCK_SLACK_S = 1.5
 
 
 def process_alive(pid: int) -> tuple[bool, float | None]:
-    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None."""
+    """``(alive, start time)`` of process ``pid`` on this host; a zombie is dead, an unreadable start time None.
+
+    Examples:
+        >>> import os
+        >>> import subprocess
+        >>> import sys
+        >>> from evalcore.processes import process_alive
+        >>> alive, started = process_alive(os.getpid())
+        >>> alive, started > 0
+        (True, True)
+        >>> child = subprocess.Popen([sys.executable, "-c", "pass"])
+        >>> child.wait()  # it exits and is reaped
+        0
+        >>> process_alive(child.pid)
+        (False, None)
+    """
     import psutil
 
     try:
@@ -41,6 +56,16 @@ def writer_alive(pid: int, *, started: float | None = None, written_at: float | 
 
     Returns:
         False only when the writer is provably gone; True when it is alive or cannot be judged.
+
+    Examples:
+        >>> import os
+        >>> from evalcore.processes import writer_alive
+        >>> writer_alive(os.getpid())
+        True
+        >>> writer_alive(os.getpid(), started=0.0)  # this pid, another start: reused
+        False
+        >>> writer_alive(0)
+        False
     """
     if pid <= 0:
         return False

@@ -41,7 +41,18 @@ class Progress:
             del self._bars[stage]
 
     def close(self) -> None:
-        """Close any bar left open (a stage that stopped early)."""
+        """Close any bar left open (a stage that stopped early).
+
+        Examples:
+            >>> import io
+            >>> from evalcore.progress import Progress
+            >>> stream = io.StringIO()
+            >>> progress = Progress(stream, enabled=True)
+            >>> progress("score", 1, 4)  # the stage stops after 1 item of 4
+            >>> progress.close()
+            >>> "score" in stream.getvalue(), "1/4" in stream.getvalue()
+            (True, True)
+        """
         for bar in self._bars.values():
             bar.close()
         self._bars.clear()

@@ -41,7 +41,9 @@ class HarnessCheck:
     """What :func:`check_log` re-derived for one task's log, and what it found."""
 
     task: str
+    """The task's name, from the samples file's name."""
     samples_path: str
+    """The samples file checked."""
     logged: int
     """Samples in the log."""
     checked: tuple[str, ...]
@@ -279,6 +281,25 @@ def check_log(
     Raises:
         InvalidInputError: ``rescore`` without a model, or a negative one.
         MissingExtraError: the harness (the ``run`` extra) is not installed.
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import read_log
+        >>> from evalcore.workflow.checkharness import check_log
+        >>> doc = {"sentence": "A toy review.", "label": 1}
+        >>> asked = {f"gen_args_{i}": {"arg_0": "Review: ", "arg_1": word}
+        ...          for i, word in enumerate(["bad", "good"])}
+        >>> line = dict(doc_id=0, doc=doc, target=1, arguments=asked,
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]],
+        ...             doc_hash="0" * 64)  # not this doc's hash
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "samples_toy_2025.jsonl"
+        >>> _ = path.write_text(json.dumps(line))
+        >>> check = check_log(read_log(path))
+        >>> check.ok, check.logged
+        (False, 1)
+        >>> print(check.problems[0])
+        the logged doc is not the document whose request was scored
+        (a stale request cache?): 1 of 1 samples (line 1, doc_id 0)
     """
     from evalcore.harness.rebuild import declared_config
 
@@ -317,12 +338,48 @@ def check_log(
 
 
 def check_harness(directory: str | Path, **options: Any) -> list[HarnessCheck]:
-    """:func:`check_log` for every task's samples file under ``directory`` (options as there)."""
+    """:func:`check_log` for every task's samples file under ``directory`` (options as there).
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> doc = {"sentence": "A toy review.", "label": 1}
+        >>> asked = {f"gen_args_{i}": {"arg_0": "Review: ", "arg_1": word}
+        ...          for i, word in enumerate(["bad", "good"])}
+        >>> line = dict(doc_id=0, doc=doc, target=1, arguments=asked,
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]],
+        ...             doc_hash=harness_doc_hash(doc))
+        >>> out = pathlib.Path(tempfile.mkdtemp())  # lm-eval's --output_path
+        >>> _ = (out / "samples_toy_2025.jsonl").write_text(json.dumps(line))
+        >>> from evalcore.workflow.checkharness import check_harness
+        >>> [result] = check_harness(out)
+        >>> result.task, result.logged, result.ok
+        ('toy', 1, True)
+        >>> for what in result.checked:
+        ...     print(what)
+        each logged doc re-hashed against its doc_hash
+        each doc_id logged once
+    """
     return [check_log(log, **options) for log in find_logs(directory)]
 
 
 def format_check(result: HarnessCheck, root: str | Path | None = None) -> str:
-    """The report ``evalcore check-harness`` prints for one task; the samples file named relative to ``root``."""
+    """The report ``evalcore check-harness`` prints for one task; the samples file named relative to ``root``.
+
+    Examples:
+        >>> from evalcore.workflow.checkharness import HarnessCheck, format_check
+        >>> result = HarnessCheck(
+        ...     "toy", "/out/samples_toy_2025.jsonl", logged=2,
+        ...     checked=("each doc_id logged once",),
+        ...     problems=("acc,none is 0.5, the logged scores give 1.0",),
+        ...     notes=("no results file",))
+        >>> print(format_check(result, root="/out"))
+        task toy: 2 samples in samples_toy_2025.jsonl
+          re-derived: each doc_id logged once
+          note: no results file
+          PROBLEM: acc,none is 0.5, the logged scores give 1.0
+          verdict: 1 problem(s) (1 re-derived, 1 note(s))
+    """
     where = Path(result.samples_path)
     if root is not None and where.is_relative_to(root):
         where = where.relative_to(root)
@@ -345,6 +402,28 @@ def check_command(directory: str | Path, *, include_path: str | None = None, res
 
     With ``rescore`` > 0 the model ``model_name`` (evalcore's registry, the book's model by default) is loaded and
     ``rescore`` samples per task, drawn with ``seed``, are re-scored by evalcore's own scorer.
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> doc = {"sentence": "A toy review.", "label": 1}
+        >>> asked = {f"gen_args_{i}": {"arg_0": "Review: ", "arg_1": word}
+        ...          for i, word in enumerate(["bad", "good"])}
+        >>> line = dict(doc_id=0, doc=doc, target=1, arguments=asked,
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]],
+        ...             doc_hash=harness_doc_hash(doc))
+        >>> out = pathlib.Path(tempfile.mkdtemp())  # lm-eval's --output_path
+        >>> _ = (out / "samples_toy_2025.jsonl").write_text(json.dumps(line))
+        >>> from evalcore.workflow.checkharness import check_command
+        >>> status = check_command(out)
+        task toy: 1 samples in samples_toy_2025.jsonl
+          re-derived: each logged doc re-hashed against its doc_hash
+          re-derived: each doc_id logged once
+          note: no declared config, ...
+          verdict: ok (2 re-derived, 3 note(s))
+        1 task log(s) checked: all hold
+        >>> status
+        0
     """
     if isinstance(rescore, bool) or not isinstance(rescore, int) or rescore < 0:
         raise InvalidInputError(f"--rescore must be an int >= 0, got {rescore!r}")

@@ -67,6 +67,17 @@ def resolve_items(words: Sequence[str]) -> list[int]:
 
     Raises:
         InvalidInputError: a set name mixed with ids, or a word that is neither.
+
+    Examples:
+        >>> from evalcore.errors import InvalidInputError
+        >>> from evalcore.workflow.cli import resolve_items
+        >>> resolve_items(["3", "17"]), len(resolve_items(["dev"]))
+        ([3, 17], 64)
+        >>> try:
+        ...     resolve_items(["dev", "3"])
+        ... except InvalidInputError as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: --items takes one set name or a list of ids, got ['dev', '3']
     """
     from evalcore.tasks import default_task
 
@@ -178,7 +189,14 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``evalcore`` command's parser (also read by the book's command-line reference)."""
+    """The ``evalcore`` command's parser (also read by the book's command-line reference).
+
+    Examples:
+        >>> from evalcore.workflow.cli import build_parser
+        >>> args = build_parser().parse_args(["run", "--smoke", "--items", "dev"])
+        >>> args.command, args.smoke, args.items, args.out
+        ('run', True, ['dev'], None)
+    """
     import evalcore
 
     parser = argparse.ArgumentParser(
@@ -259,7 +277,19 @@ def _show_log() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status.
+
+    Examples:
+        >>> import contextlib, io
+        >>> from evalcore.workflow.cli import main
+        >>> err = io.StringIO()
+        >>> with contextlib.redirect_stderr(err):
+        ...     status = main(["compare", "no-such-run", "runs/other"])
+        >>> status
+        2
+        >>> print(err.getvalue())
+        error: InvalidInputError: no run at 'no-such-run': give a run directory, ...
+    """
     return _main(argv)
 
 
@@ -305,6 +335,19 @@ def entry() -> None:
     a command that had caught the interrupt and printed its message still died by SIGINT,
     status -2, at exit: CPython re-raises SIGINT at exit when a KeyboardInterrupt passed
     through code an extension ran with ``PyRun_*``, even though it was caught later.)
+
+    Examples:
+        >>> import contextlib, io, sys
+        >>> from unittest import mock
+        >>> from evalcore.workflow.cli import entry
+        >>> argv = ["evalcore", "compare", "no-such-run", "runs/other"]
+        >>> quiet = contextlib.redirect_stderr(io.StringIO())
+        >>> with mock.patch.object(sys, "argv", argv), quiet:
+        ...     try:
+        ...         entry()
+        ...     except SystemExit as stop:
+        ...         print(f"exit status {stop.code}")
+        exit status 2
     """
     status = _main(None, leaving=True)
     if status in EXIT_BY_SIGNAL.values():

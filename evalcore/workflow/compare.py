@@ -45,21 +45,29 @@ class Comparison:
     """What ``evalcore compare`` reports."""
 
     a: str
+    """Run A's name, as it was given."""
     b: str
+    """Run B's name, as it was given."""
     item_ids: list[int]
     """The shared items' ids in A, in A's order (the order the paired bootstrap resamples)."""
     paired: PairedComparison
+    """Both accuracies with their exact intervals, the paired-bootstrap difference and McNemar's exact test."""
     ranking: AucComparison | None
     """DeLong's test on the log-odds s_i1 - s_i0; None unless every item has two choices and both labels occur."""
     positive_a: float
+    """The share of the shared items A predicts positive (choice 1)."""
     positive_b: float
+    """The share of the shared items B predicts positive (choice 1)."""
     only_a: list[int] = field(default_factory=list)
     """Ids (in A) of the items only A gets right."""
     only_b: list[int] = field(default_factory=list)
+    """Ids (in A) of the items only B gets right."""
     differences: list[ProtocolDifference] = field(default_factory=list)
+    """The protocol fields whose values differ between A and B."""
     only_in_a: int = 0
     """Items A scored that B did not (not compared)."""
     only_in_b: int = 0
+    """Items B scored that A did not (not compared)."""
     reordered: bool = False
     """The protocols list the same item ids in another order (left out of :attr:`differences`)."""
     confidence: float = 0.95
@@ -79,6 +87,22 @@ def compare_runs(a: RunItems, b: RunItems, *, confidence: float = 0.95, seed: in
     Raises:
         InvalidInputError: the runs share no item, a shared row has two gold labels, or a row has another number of
             candidates in each run.
+
+    Examples:
+        >>> from evalcore.workflow.compare import compare_runs
+        >>> from evalcore.workflow.runs import RunItems
+        >>> gold = {"row-a": 1, "row-b": 0, "row-c": 1, "row-d": 0}
+        >>> def run(name, positive):  # scores (negative, positive) per row
+        ...     items = {row: (i, label, (0.0, positive[i]))
+        ...              for i, (row, label) in enumerate(gold.items())}
+        ...     return RunItems(name, {"model": name}, items)
+        >>> a = run("toy-1", [1.0, -0.5, -0.2, 0.4])
+        >>> b = run("toy-2", [2.0, -1.0, 0.5, 0.3])
+        >>> result = compare_runs(a, b)
+        >>> result.paired.correct_a, result.paired.correct_b, result.only_b
+        (2, 3, [2])
+        >>> result.positive_a, result.positive_b, len(result.differences)
+        (0.5, 0.75, 1)
     """
     shared = [key for key in a.items if key in b.items]
     if not shared:
@@ -151,7 +175,33 @@ def _interval(bounds: tuple[float, float]) -> str:
 
 
 def format_comparison(result: Comparison) -> str:
-    """The comparison as ``evalcore compare`` prints it."""
+    """The comparison as ``evalcore compare`` prints it.
+
+    Examples:
+        >>> from evalcore.workflow.compare import compare_runs, format_comparison
+        >>> from evalcore.workflow.runs import RunItems
+        >>> gold = {"row-a": 1, "row-b": 0, "row-c": 1, "row-d": 0}
+        >>> def run(name, positive):  # scores (negative, positive) per row
+        ...     items = {row: (i, label, (0.0, positive[i]))
+        ...              for i, (row, label) in enumerate(gold.items())}
+        ...     return RunItems(name, {"model": name}, items)
+        >>> a = run("toy-1", [1.0, -0.5, -0.2, 0.4])
+        >>> b = run("toy-2", [2.0, -1.0, 0.5, 0.3])
+        >>> print(format_comparison(compare_runs(a, b)))
+        A: toy-1
+        B: toy-2
+        items compared: 4 (matched by row content; only in A: 0, only in B: 0)
+        accuracy A: 2/4 = 0.500 (exact 95% interval 0.068-0.932)
+        accuracy B: 3/4 = 0.750 (exact 95% interval 0.194-0.994)
+        difference A - B: -0.250 (paired bootstrap 95% interval -0.750 to +0.000)
+        McNemar exact: only A right 0, only B right 1, p = 1
+        AUC of the log-odds: A 0.750, B 1.000; DeLong paired p = 0.4795
+        predicted positive: A 0.500, B 0.750
+        items only A gets right: none
+        items only B gets right: 2
+        protocol fields that differ (1):
+          model: 'toy-1' -> 'toy-2'
+    """
     p, level = result.paired, f"{result.confidence:.0%}"
     lines = [
         f"A: {result.a}",

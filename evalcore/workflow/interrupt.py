@@ -59,17 +59,50 @@ class SignalWatch:
         return EXIT_BY_SIGNAL.get(self.signum or 0, 0)
 
     def note(self, signum: int) -> None:
-        """Record one arrival of ``signum``."""
+        """Record one arrival of ``signum``.
+
+        Examples:
+            >>> import signal
+            >>> from evalcore.workflow.interrupt import SignalWatch
+            >>> watch = SignalWatch()
+            >>> watch.note(signal.SIGTERM)
+            >>> watch.note(signal.SIGINT)  # counted; the first one is kept
+            >>> watch.count, watch.name, watch.exit_status
+            (2, 'SIGTERM', 143)
+        """
         self.count += 1
         if self.signum is None:
             self.signum = signum
 
     def stop(self) -> None:
-        """The run is stopping: from now on a signal is counted and not raised."""
+        """The run is stopping: from now on a signal is counted and not raised.
+
+        Examples:
+            >>> import signal
+            >>> from evalcore.workflow.interrupt import signal_watch
+            >>> with signal_watch() as watch:
+            ...     watch.stop()
+            ...     signal.raise_signal(signal.SIGINT)  # noted, not raised
+            >>> watch.stopping, watch.count, watch.name
+            (True, 1, 'SIGINT (Ctrl-C)')
+        """
         self.stopping = True
 
     def check(self) -> None:
-        """Raise ``KeyboardInterrupt`` if a signal arrived (one a library may have swallowed)."""
+        """Raise ``KeyboardInterrupt`` if a signal arrived (one a library may have swallowed).
+
+        Examples:
+            >>> import signal
+            >>> from evalcore.workflow.interrupt import SignalWatch
+            >>> watch = SignalWatch()
+            >>> watch.check()  # nothing arrived: returns quietly
+            >>> watch.note(signal.SIGINT)  # a signal a library swallowed
+            >>> try:
+            ...     watch.check()
+            ... except KeyboardInterrupt as error:
+            ...     print(f"{type(error).__name__}: {error}")
+            KeyboardInterrupt: stopped by SIGINT (Ctrl-C)
+        """
         if self.fired:
             raise KeyboardInterrupt(f"stopped by {self.name}")
 
@@ -86,6 +119,18 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
         ignore_after_stop: when the block ends after :meth:`SignalWatch.stop`, leave the
             signals ignored instead of restoring the handlers that were there before: for a
             process that is about to exit, whose user may still be pressing Ctrl-C.
+
+    Examples:
+        >>> import signal
+        >>> from evalcore.workflow.interrupt import signal_watch
+        >>> with signal_watch() as watch:
+        ...     try:
+        ...         signal.raise_signal(signal.SIGINT)  # as if Ctrl-C
+        ...     except KeyboardInterrupt as error:
+        ...         print(f"{type(error).__name__}: {error}")
+        KeyboardInterrupt: stopped by SIGINT (Ctrl-C)
+        >>> watch.fired, watch.count, watch.exit_status
+        (True, 1, 130)
     """
     watch = SignalWatch()
     if threading.current_thread() is not threading.main_thread():

@@ -40,7 +40,18 @@ the version of the distribution ``evalbook`` that installs it)."""
 
 def package_versions() -> dict[str, str]:
     """``{package: version}`` for :data:`PACKAGES`, and the Python that runs them: what a record's
-    ``resources.packages`` holds."""
+    ``resources.packages`` holds.
+
+    Examples:
+        >>> import platform
+        >>> from evalcore.workflow.run import package_versions
+        >>> versions = package_versions()
+        >>> sorted(versions)
+        ['datasets', 'evalcore', 'gguf', 'lm_eval', 'numpy', 'python', 'torch',
+         'transformers']
+        >>> versions["python"] == platform.python_version()
+        True
+    """
     from evalcore import __version__
 
     found = {p: __version__ if p == "evalcore" else version(p) for p in PACKAGES}
@@ -115,6 +126,18 @@ def execute_run(
 
     Everything :func:`load_model`, :func:`score_items` and :func:`run_official` raise
     passes through; the claim is then marked ``failed``.
+
+    Examples:
+        >>> import tempfile
+        >>> from evalcore import load_model
+        >>> from evalcore.workflow.run import execute_run
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> out = tempfile.mkdtemp()
+        >>> path, record = execute_run(out, smoke=True, preloaded=(model, tokenizer))
+        >>> path.name, record["status"], len(record["items"])
+        ('run.json', 'complete', 4)
+        >>> record["settings"]["official_item_ids"]  # the smoke run's official items
+        [537, 592]
     """
     from evalcore.records.store import begin_record, mark_failed
 

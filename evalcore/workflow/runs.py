@@ -142,6 +142,22 @@ def read_run(name: str, scorer: str = "independent") -> RunItems:
         InvalidInputError: ``scorer`` is not one of :data:`SCORERS`, the file does not exist, or the condition is
             not in the record (the message lists the record's conditions).
         RecordError: the record fails its checks.
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> from evalcore.workflow.runs import read_run
+        >>> doc = {"sentence": "A toy review.", "label": 1}
+        >>> asked = {f"gen_args_{i}": {"arg_0": "Review: ", "arg_1": word}
+        ...          for i, word in enumerate(["bad", "good"])}
+        >>> line = dict(doc_id=0, doc=doc, target=1, arguments=asked,
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]],
+        ...             doc_hash=harness_doc_hash(doc))
+        >>> out = pathlib.Path(tempfile.mkdtemp())  # a harness output, no run.json
+        >>> _ = (out / "samples_toy_2025.jsonl").write_text(json.dumps(line))
+        >>> run = read_run(str(out))
+        >>> list(run.items.values()), run.protocol
+        ([(0, 1, (-1.2, -0.4))], {})
     """
     if scorer not in SCORERS:
         raise InvalidInputError(f"scorer must be one of {SCORERS}, got {scorer!r}")
