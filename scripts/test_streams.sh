@@ -13,9 +13,9 @@
 # Every step of a stream runs even when an earlier one failed (all failures are reported), and
 # the stream fails if any step did.
 #
-# Both pytest runs of the package's tests are measured by coverage.py (pyproject.toml's
-# [tool.coverage]); when both streams pass, their data are combined and the report fails
-# under the floor written there.
+# Both pytest runs of the package's tests list their 15 slowest tests (--durations) and are
+# measured by coverage.py (pyproject.toml's [tool.coverage]); when both streams pass, their
+# data are combined and the report fails under the floor written there.
 #
 # Each stream gets one thread (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1), so the two ask for
 # two threads on two cores; with torch's default of one thread per core they would ask for
@@ -44,8 +44,8 @@ export EVALBOOK_REQUIRE_NODE=1
 stream_tests() {
   unset LINT PAGES  # the pages and the static checks belong to the other stream
   local status=0
-  "$BIN/python" -m coverage run -m pytest -m "model and not site" tests || status=1
-  "$BIN/python" -m coverage run -m pytest -m "not model and not site" tests || status=1
+  "$BIN/python" -m coverage run -m pytest --durations=15 -m "model and not site" tests || status=1
+  "$BIN/python" -m coverage run -m pytest --durations=15 -m "not model and not site" tests || status=1
   return $status
 }
 

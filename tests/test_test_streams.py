@@ -52,8 +52,8 @@ def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(
     out = done.stdout
     assert "===== tests (" in out and "===== pages (" in out
     tests = log(tmp_path, "tests")
-    model = "args: -m coverage run -m pytest -m model and not site tests"
-    fast = "args: -m coverage run -m pytest -m not model and not site tests"
+    model = "args: -m coverage run -m pytest --durations=15 -m model and not site tests"
+    fast = "args: -m coverage run -m pytest --durations=15 -m not model and not site tests"
     assert tests.index(model) < tests.index(fast)  # one stream: the model tests, then the fast ones
     # both streams passed: their coverage data are combined, then reported against the floor
     assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
