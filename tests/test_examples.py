@@ -66,12 +66,6 @@ evalcore.harness.install
 evalcore.harness.pairing
 evalcore.harness.logs
 evalcore.harness.rebuild
-evalcore.part3.conditions
-evalcore.part3.experiment
-evalcore.part3.record
-evalcore.part3.typed
-evalcore.part3.grid
-evalcore.part3.confirm
 """
 """The entries whose functions do not all show an example yet, one per line. The list only shrinks:
 an entry on it that becomes complete fails the test until it is taken off."""
@@ -312,7 +306,6 @@ FIELDS_PENDING_TEXT = """
 evalcore.audit.numerics
 evalcore.audit.recheck
 evalcore.harness.logs
-evalcore.part3.conditions
 """
 """The entries with a public dataclass field that has no description yet. The list only shrinks."""
 

@@ -51,6 +51,7 @@ class PromptFormat:
     """How an item and its answers are written."""
 
     name: str
+    """The format's name in the conditions' names (``harness`` is the sst2 task's own)."""
     template: str
     """The item's text with ``SENTENCE`` where the review goes."""
     choices: tuple[str, ...]
@@ -67,7 +68,18 @@ class PromptFormat:
             )
 
     def render(self, sentence: str) -> str:
-        """The item's text (a literal replacement: a review may contain braces)."""
+        """The item's text (a literal replacement: a review may contain braces).
+
+        Examples:
+            >>> from evalcore import sst2
+            >>> from evalcore.part3.grid import conditions
+            >>> train = sst2.load_split("train")
+            >>> fmt = conditions(train)["a"][0].fmt
+            >>> print(fmt.render("A toy {review}."))
+            A toy {review}.
+            Question: Is this sentence positive or negative?
+            Answer:
+        """
         return self.template.replace(SENTENCE, sentence)
 
 
@@ -90,9 +102,13 @@ class Condition:
     """One protocol of an experiment."""
 
     name: str
+    """The condition's name in its experiment's record (``k=0``, ``set 2, k=2``, ...)."""
     fmt: PromptFormat = HARNESS_FORMAT
+    """How the item and its answers are written."""
     k: int = 0
+    """The number of demos in front of the item."""
     sampler: str = "none"
+    """How the demos are chosen: one of :data:`SAMPLERS` (``none`` for zero shots)."""
     demo_set: tuple[int, ...] = ()
     """Train idx in prompt order, for the ``fixed`` sampler."""
     seed: int = HARNESS_FEWSHOT_SEED
@@ -134,7 +150,18 @@ class Condition:
         return "" if self.chat and not self.chat_keeps_delimiter else self.fmt.target_delimiter
 
     def sampler_description(self) -> str | None:
-        """The protocol's ``fewshot_sampler`` field."""
+        """The protocol's ``fewshot_sampler`` field.
+
+        Examples:
+            >>> from evalcore import sst2
+            >>> from evalcore.part3.grid import conditions
+            >>> train = sst2.load_split("train")
+            >>> grid = {c.name: c for c in conditions(train)["a"]}
+            >>> print(grid["k=0"].sampler_description())
+            None
+            >>> grid["k=4, harness sampler"].sampler_description()
+            'harness (seed 1234, one generator in evaluation order)'
+        """
         return {
             "none": None,
             "fixed": "fixed set (the same demos for every item)",
@@ -151,7 +178,20 @@ def demos_for(
     *,
     unseal: bool = False,
 ) -> dict[int, tuple[int, ...]]:
-    """Each item's demo train idx, in prompt order."""
+    """Each item's demo train idx, in prompt order.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.conditions import demos_for
+        >>> grid = {c.name: c for c in conditions(train)["a"]}
+        >>> validation = sst2.load_split("validation")
+        >>> demos_for(grid["set 0, k=1"], [13, 15], train, validation)
+        {13: (19041,), 15: (19041,)}
+        >>> demos_for(grid["k=0"], [13], train, validation)
+        {13: ()}
+    """
     ids = default_task().check_ids(item_ids, unseal=unseal)
     if cond.sampler == "none":
         return {i: () for i in ids}
@@ -175,7 +215,25 @@ def _chat_wrap(tokenizer: Any, text: str) -> str:
 
 
 def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, tokenizer: Any = None) -> str:
-    """The context string of one item under ``cond`` (the tokenizer is needed only for ``chat``)."""
+    """The context string of one item under ``cond`` (the tokenizer is needed only for ``chat``).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.conditions import context_for
+        >>> from evalcore.sst2 import Row
+        >>> one_shot = {c.name: c for c in conditions(train)["a"]}["set 0, k=1"]
+        >>> demo = Row(0, "A toy demo.", 1)
+        >>> print(context_for(one_shot, [demo], "A toy review."))
+        A toy demo.
+        Question: Is this sentence positive or negative?
+        Answer: positive
+        <BLANKLINE>
+        A toy review.
+        Question: Is this sentence positive or negative?
+        Answer:
+    """
     fmt = cond.fmt
     text = demo_block(demos, render=fmt.render, target_delimiter=fmt.target_delimiter, choices=fmt.choices)
     text += fmt.render(sentence)
@@ -198,7 +256,22 @@ def _chat_template_sha(tokenizer: Any) -> str:
 def protocol_for(
     cond: Condition, base: EvalProtocol, demos: Mapping[int, Sequence[int]], tokenizer: Any = None
 ) -> EvalProtocol:
-    """``base`` with the condition's prompt: template, choices, shots, sampler, demo digest, chat template."""
+    """``base`` with the condition's prompt: template, choices, shots, sampler, demo digest, chat template.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.conditions import protocol_for
+        >>> from evalcore.protocol.spec import EvalProtocol
+        >>> one_shot = {c.name: c for c in conditions(train)["a"]}["set 0, k=1"]
+        >>> base = EvalProtocol.from_dict(a.conditions["k=0"].protocol)
+        >>> prompt = protocol_for(one_shot, base, {13: (19041,)}).prompt
+        >>> prompt.num_fewshot, prompt.fewshot_sampler
+        (1, 'fixed set (the same demos for every item)')
+    """
     prompt = dataclasses.replace(
         base.prompt,
         template=cond.fmt.template,
@@ -226,6 +299,17 @@ def encoder_for(cond: Condition, tokenizer: Any) -> Any:
     A chat-template context already starts with the tokenizer's BOS text, so it is encoded
     without adding another (the harness's rule for a context that starts with the prefix
     token); every other context is encoded as the book always does.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.models import load_tokenizer
+        >>> from evalcore.part3.conditions import encoder_for
+        >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+        >>> grid = {c.name: c for c in conditions(train)["f"]}
+        >>> type(encoder_for(grid["chat template"], tokenizer)).__name__
+        'WithoutSpecialTokens'
     """
     if cond.chat and tokenizer.bos_token and _chat_wrap(tokenizer, "x").startswith(tokenizer.bos_token):
         return WithoutSpecialTokens(tokenizer)

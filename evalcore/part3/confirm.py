@@ -72,6 +72,15 @@ def choose(records: Mapping[str, ExperimentRecord]) -> tuple[str, str, dict[str,
 
     Raises:
         RecordError: an experiment's record is missing, or lists a condition it does not hold.
+
+    Examples:
+        >>> from evalcore.part3.confirm import choose
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> dev = {name: read_part3_record(f"experiments/results/part3/{name}.json")
+        ...        for name in "abcef"}
+        >>> experiment, condition, accuracies = choose(dev)
+        >>> experiment, condition, accuracies[f"{experiment}: {condition}"]
+        ('a', 'set 2, k=2', 0.65625)
     """
     ranked = []
     position = 0
@@ -100,6 +109,14 @@ def verdict(chosen: Sequence[int], baseline: Sequence[int], dev_difference: floa
     The bootstrap uses :func:`evalcore.stats.paired.compare_paired`'s defaults (seed 0, 10,000
     resamples), fixed in code before the rule was applied. With no dev advantage (a dev
     difference of zero or less, e.g. the baseline chosen) there is nothing to hold.
+
+    Examples:
+        >>> from evalcore.part3.confirm import verdict
+        >>> chosen = [1, 1, 1, 0, 1, 1, 0, 1] * 16  # 128 items
+        >>> baseline = [1, 0, 1, 0, 1, 0, 0, 1] * 16
+        >>> report = verdict(chosen, baseline, dev_difference=0.05)
+        >>> report["correct"], report["difference"], report["held"]
+        ({'chosen': 96, 'baseline': 64}, 0.25, True)
     """
     c = compare_paired(chosen, baseline)
     excludes_zero = c.difference_ci[0] > 0 or c.difference_ci[1] < 0
@@ -118,12 +135,27 @@ def verdict(chosen: Sequence[int], baseline: Sequence[int], dev_difference: floa
 
 
 def rule_sha256(rule: str = RULE) -> str:
-    """SHA-256 of the rule's text, as the confirm record stores it (``rule_sha256``)."""
+    """SHA-256 of the rule's text, as the confirm record stores it (``rule_sha256``).
+
+    Examples:
+        >>> from evalcore.part3.confirm import rule_sha256
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> c = read_part3_record("experiments/results/part3/confirm.json")
+        >>> rule_sha256() == c.rule_sha256  # the rule in code is the rule applied
+        True
+    """
     return sha256_text(rule)
 
 
 def seal_paths(results: Path) -> tuple[Path, Path]:
-    """``(marker, record)`` of the confirm set's one unsealing, in the Part III results folder."""
+    """``(marker, record)`` of the confirm set's one unsealing, in the Part III results folder.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from evalcore.part3.confirm import seal_paths
+        >>> [p.name for p in seal_paths(Path("experiments/results/part3"))]
+        ['confirm.unsealing', 'confirm.json']
+    """
     return results / MARKER_NAME, results / RECORD_NAME
 
 
@@ -142,6 +174,16 @@ def recompute_verdict(record: ConfirmRecord, dev_records: Mapping[str, Experimen
     """RULE's report computed again from the confirm record's stored outcomes and the dev records.
 
     The page prints this, never the stored ``verdict``; :func:`confirm_problems` compares the two.
+
+    Examples:
+        >>> from evalcore.part3.confirm import recompute_verdict
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> dev = {name: read_part3_record(f"experiments/results/part3/{name}.json")
+        ...        for name in "abcef"}
+        >>> c = read_part3_record("experiments/results/part3/confirm.json")
+        >>> report = recompute_verdict(c, dev)
+        >>> report["correct"], report["held"], report == c.verdict
+        ({'chosen': 91, 'baseline': 70}, True, True)
     """
     return verdict(
         record.outcomes(record.chosen.condition),
@@ -173,6 +215,15 @@ def confirm_problems(record: ConfirmRecord, dev_records: Mapping[str, Experiment
 
     Returns:
         Every problem; empty when the record says what its data and the rule give.
+
+    Examples:
+        >>> from evalcore.part3.confirm import confirm_problems
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> dev = {name: read_part3_record(f"experiments/results/part3/{name}.json")
+        ...        for name in "abcef"}
+        >>> c = read_part3_record("experiments/results/part3/confirm.json")
+        >>> confirm_problems(c, dev)
+        []
     """
     problems = []
     if record.rule != RULE:

@@ -97,6 +97,22 @@ def run_condition(
     Raises:
         SealedItemError, ValueError, TypeError: bad ids or a bad condition.
         PromptTooLongError, ContextNotPrefixError: as :func:`evalcore.scoring.loglik.encode_pair`.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.models import load_model
+        >>> from evalcore.part3.experiment import run_condition
+        >>> from evalcore.protocol.spec import EvalProtocol
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> base = EvalProtocol.from_dict(a.conditions["k=0"].protocol)
+        >>> run = run_condition(model, tokenizer, conditions(train)["a"][0], [13, 15],
+        ...                     train, sst2.load_split("validation"), base)
+        >>> sorted(run["items"]), run["fingerprint"] == a.conditions["k=0"].fingerprint
+        (['13', '15'], False)
     """
     from evalcore.scoring.generation import parse_label
 
@@ -139,6 +155,14 @@ def condition_predictions(condition: StoredCondition | Mapping[str, Any]) -> dic
     ``condition`` is typed (:class:`evalcore.part3.typed.StoredCondition`) or the JSON
     :func:`run_condition` returns; :meth:`~evalcore.part3.typed.StoredCondition.predictions`
     computes it.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.experiment import condition_predictions
+        >>> predictions = condition_predictions(a.conditions["k=0"])
+        >>> predictions[13], predictions[106], len(predictions)
+        (0, 1, 64)
     """
     return _stored(condition).predictions()
 
@@ -153,6 +177,13 @@ def condition_outcomes(
 
     Raises:
         KeyError: an item of ``order`` that the condition did not score.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.experiment import condition_outcomes
+        >>> condition_outcomes(a.conditions["k=0"], a.labels, a.item_ids[:6])
+        [0, 1, 1, 0, 0, 1]
     """
     return _stored(condition).outcomes(labels, order)
 
@@ -170,6 +201,23 @@ def definition_problems(
     applied to the protocol a run of this book writes for the verified data and this
     tokenizer; every field that differs is named, so a stored condition that claims
     another template, answers or model is caught even with its fingerprint recomputed.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.models import load_tokenizer
+        >>> from evalcore.part3.conditions import demos_for
+        >>> from evalcore.part3.experiment import definition_problems
+        >>> tokenizer = load_tokenizer()  # doctest: +MODEL
+        >>> validation = sst2.load_split("validation")
+        >>> cond = conditions(train)["a"][0]  # k=0
+        >>> demos = demos_for(cond, a.item_ids, train, validation)
+        >>> stored = a.conditions["k=0"].protocol
+        >>> definition_problems(cond, stored, demos, tokenizer, validation)
+        []
     """
     from evalcore.harness.runprotocol import build_protocol
     from evalcore.models.loader import DEFAULT_MODEL
@@ -220,6 +268,23 @@ def audit_condition(
         condition, whose answers must be the stored ones exactly on the record's
         arithmetic (elsewhere a greedy choice between near-equal tokens may go the other
         way, so they are not compared).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.models import load_model
+        >>> from evalcore.part3.experiment import audit_condition
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> cond = conditions(train)["a"][0]  # k=0
+        >>> problems, _ = audit_condition(
+        ...     model, tokenizer, cond, a.conditions["k=0"], train,
+        ...     sst2.load_split("validation"), recorded_arithmetic=a.arithmetic,
+        ...     sample=[13, 15])
+        >>> problems
+        []
     """
     from evalcore.audit.machine import arithmetic
     from evalcore.audit.recheck import recheck

@@ -28,12 +28,31 @@ KS = (1, 2, 4, 8)
 
 
 def demo_set(train: Sequence[TaskItem], s: int, size: int = 8) -> tuple[int, ...]:
-    """Set ``s``: ``size`` train idx drawn with the seed ``"part3-set-{s}"``; k shots use its first k."""
+    """Set ``s``: ``size`` train idx drawn with the seed ``"part3-set-{s}"``; k shots use its first k.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import demo_set
+        >>> train = sst2.load_split("train")
+        >>> demo_set(train, 0)
+        (19041, 20799, 33733, 37296, 2908, 64281, 15547, 24562)
+    """
     return tuple(random.Random(f"part3-set-{s}").sample(range(len(train)), size))
 
 
 def balance_pools(train: Sequence[TaskItem], size: int = 4) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``size`` negative and ``size`` positive train idx, drawn with the seed ``"part3-balance"``."""
+    """``size`` negative and ``size`` positive train idx, drawn with the seed ``"part3-balance"``.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import balance_pools
+        >>> train = sst2.load_split("train")
+        >>> negatives, positives = balance_pools(train)
+        >>> negatives, positives
+        ((11281, 41267, 49487, 40827), (66080, 10014, 773, 5082))
+        >>> {train[i].label for i in negatives}, {train[i].label for i in positives}
+        ({0}, {1})
+    """
     rng = random.Random("part3-balance")
     neg = [r.idx for r in train if r.label == 0]
     pos = [r.idx for r in train if r.label == 1]
@@ -41,7 +60,18 @@ def balance_pools(train: Sequence[TaskItem], size: int = 4) -> tuple[tuple[int, 
 
 
 def conditions(train: Sequence[TaskItem]) -> dict[str, list[Condition]]:
-    """Every experiment's conditions, the reference first."""
+    """Every experiment's conditions, the reference first.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> from evalcore.part3.grid import conditions
+        >>> train = sst2.load_split("train")
+        >>> grid = conditions(train)
+        >>> {name: len(conds) for name, conds in grid.items()}
+        {'a': 23, 'b': 24, 'c': 11, 'e': 4, 'f': 6, 'g': 10}
+        >>> grid["a"][0].name  # the reference first
+        'k=0'
+    """
     zero = Condition("k=0")
     exp: dict[str, list[Condition]] = {"a": [zero]}
     for s in range(SETS):

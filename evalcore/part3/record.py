@@ -68,12 +68,30 @@ _CONDITION_FIELDS = {"protocol", "fingerprint", "items", "content_free", "items_
 
 def condition_digest(condition: Mapping[str, Any]) -> str:
     """The digest of one condition's stored numbers: its items and, when stored, its content-free scores
-    (in the encoding of a run record's self-digest, :func:`evalcore.records.schema.record_digest`)."""
+    (in the encoding of a run record's self-digest, :func:`evalcore.records.schema.record_digest`).
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.record import condition_digest
+        >>> stored = a.to_json()["conditions"]["k=0"]
+        >>> condition_digest(stored) == stored["items_sha256"]
+        True
+    """
     return record_digest({"items": condition["items"], "content_free": condition.get("content_free")})
 
 
 def with_digests(record: dict[str, Any]) -> dict[str, Any]:
-    """``record`` with every condition's ``items_sha256`` and its ``record_sha256`` (re)computed."""
+    """``record`` with every condition's ``items_sha256`` and its ``record_sha256`` (re)computed.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.record import with_digests
+        >>> record = a.to_json()
+        >>> with_digests(record)["record_sha256"] == a.record_sha256
+        True
+    """
     conditions = {name: {**cond, "items_sha256": condition_digest(cond)} for name, cond in record["conditions"].items()}
     body = {**record, "conditions": conditions}
     body.pop("record_sha256", None)
@@ -115,7 +133,20 @@ def _or_problem(digest: Any, body: Any) -> str:
 
 
 def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[str]:
-    """Every problem of one stored condition (see :func:`record_problems`), each starting with ``name``."""
+    """Every problem of one stored condition (see :func:`record_problems`), each starting with ``name``.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> import copy
+        >>> from evalcore.part3.record import condition_problems
+        >>> stored = copy.deepcopy(a.to_json()["conditions"]["k=0"])
+        >>> condition_problems("k=0", stored, list(a.item_ids))
+        []
+        >>> stored["items"]["13"]["loglik"][0] += 0.5
+        >>> condition_problems("k=0", stored, list(a.item_ids))
+        ['k=0: items_sha256 is not the digest of its items; a stored number was edited']
+    """
     if not isinstance(cond, Mapping) or not {"protocol", "fingerprint", "items"} <= set(cond):
         return [f"{name}: not a condition (needs protocol, fingerprint and items)"]
     problems = [f"{name}: unexpected field {extra!r}" for extra in sorted(set(cond) - _CONDITION_FIELDS)]
@@ -155,6 +186,15 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     Returns:
         The problems, each naming the condition and item; empty when the record is whole.
         Never raises for a malformed record: a missing field is a problem like any other.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.record import record_problems
+        >>> record_problems(a.to_json())
+        []
+        >>> print(record_problems({**a.to_json(), "experiment": "z"})[0])
+        record_sha256 is not the digest of the record; it was edited after ...
     """
     if not isinstance(record, Mapping):
         return [f"a record is a JSON object, got {type(record).__name__}"]
@@ -193,6 +233,17 @@ def require_whole(record: Any, validation: Sequence[Any] | None = None, *, where
 
     Raises:
         RecordError: naming ``where`` and the first three problems (and how many more).
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> from evalcore.part3.record import require_whole
+        >>> require_whole(a.to_json())  # whole: nothing is raised
+        >>> try:
+        ...     require_whole({**a.to_json(), "experiment": "z"})
+        ... except Exception as error:
+        ...     print(type(error).__name__)
+        RecordError
     """
     problems = record_problems(record, validation)
     if problems:
@@ -210,7 +261,13 @@ def _schema_text() -> str:
 
 
 def schema() -> JSONObject:
-    """The JSON Schema of a Part III record, a fresh copy each call."""
+    """The JSON Schema of a Part III record, a fresh copy each call.
+
+    Examples:
+        >>> from evalcore.part3.record import schema
+        >>> schema()["title"]
+        'a Part III record'
+    """
     return json_object(json.loads(_schema_text()), f"evalcore/{SCHEMA_FILE}")
 
 
@@ -220,6 +277,11 @@ def schema_problems(record: Any) -> list[str]:
     The schema says which fields a record has and what each holds; :func:`record_problems`
     adds what a schema cannot say (every item in every condition once, the digests). The
     commands validate before they write (``experiments/part3.py``, ``experiments/confirm.py``).
+
+    Examples:
+        >>> from evalcore.part3.record import schema_problems
+        >>> schema_problems({"x": 1})[0]
+        "record: 'experiment' is a required property"
     """
     from jsonschema import Draft202012Validator
 
@@ -245,6 +307,20 @@ def open_once(marker: str | os.PathLike[str], record: str | os.PathLike[str], bo
 
     Raises:
         RecordExistsError: the set was already opened, or something stands at either path.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.part3.record import open_once
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> marker, record = folder / "confirm.unsealing", folder / "confirm.json"
+        >>> open_once(marker, record, {"items": 128}).name
+        'confirm.unsealing'
+        >>> try:
+        ...     open_once(marker, record, {"items": 128})
+        ... except Exception as error:
+        ...     print(type(error).__name__)
+        RecordExistsError
     """
     for path in (Path(record), Path(marker)):
         if os.path.lexists(path):

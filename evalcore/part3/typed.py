@@ -55,7 +55,15 @@ class LikelihoodItem:
         return argmax_first(self.loglik)
 
     def to_json(self) -> dict[str, Any]:
-        """The item as the record stores it."""
+        """The item as the record stores it.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> item = a.conditions["k=0"].items[13].to_json()
+            >>> item["demos"], [round(s, 2) for s in item["loglik"]]
+            ([], [-9.65, -9.66])
+        """
         return {"demos": list(self.demos), "loglik": list(self.loglik)}
 
 
@@ -80,7 +88,15 @@ class GenerationItem:
         return self.parsed
 
     def to_json(self) -> dict[str, Any]:
-        """The item as the record stores it."""
+        """The item as the record stores it.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> f = read_part3_record("experiments/results/part3/f.json")
+            >>> item = f.conditions["greedy generation"].items[13].to_json()
+            >>> sorted(item)
+            ['demos', 'first_token', 'generated_sha256', 'n_tokens', 'parsed']
+        """
         return {
             "demos": list(self.demos),
             "generated_sha256": self.generated_sha256,
@@ -134,7 +150,15 @@ class StoredCondition:
 
     def predictions(self) -> dict[int, int | None]:
         """``{item_id: predicted label}``: the argmax of the scores, or the parsed generation (None where the
-        answer named neither label)."""
+        answer named neither label).
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> predictions = a.conditions["k=0"].predictions()
+            >>> predictions[13], predictions[106]
+            (0, 1)
+        """
         return {i: item.prediction for i, item in self.items.items()}
 
     def outcomes(self, labels: Mapping[int, int], order: Sequence[int]) -> list[int]:
@@ -142,6 +166,12 @@ class StoredCondition:
 
         Raises:
             KeyError: an item of ``order`` the condition did not score.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> a.conditions["k=0"].outcomes(a.labels, [13, 106])
+            [0, 1]
         """
         pred = self.predictions()
         return [int(pred[i] == labels[i]) for i in order]
@@ -151,6 +181,14 @@ class StoredCondition:
         """The typed condition of one entry of a record's ``conditions``.
 
         It reads the structure only; a record's ``from_json`` checks the record whole first.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> from evalcore.part3.typed import StoredCondition
+            >>> stored = a.conditions["k=0"]
+            >>> StoredCondition.from_json(stored.to_json()) == stored
+            True
         """
         cf = condition.get("content_free")
         return cls(
@@ -162,7 +200,14 @@ class StoredCondition:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The condition as the record stores it."""
+        """The condition as the record stores it.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> sorted(a.conditions["k=0"].to_json())
+            ['content_free', 'fingerprint', 'items', 'items_sha256', 'protocol']
+        """
         body: dict[str, Any] = {
             "protocol": copy.deepcopy(dict(self.protocol)),
             "fingerprint": self.fingerprint,
@@ -205,11 +250,25 @@ class ScoredRecord:
     """The digest of the whole record."""
 
     def outcomes(self, condition: str) -> list[int]:
-        """Per-item correctness of one condition, in the record's item order."""
+        """Per-item correctness of one condition, in the record's item order.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> a.outcomes("k=0")[:8]
+            [0, 1, 1, 0, 0, 1, 0, 1]
+        """
         return self.conditions[condition].outcomes(self.labels, self.item_ids)
 
     def accuracy(self, condition: str) -> float:
-        """The share of the record's items the condition gets right."""
+        """The share of the record's items the condition gets right.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> a.accuracy("k=0")
+            0.53125
+        """
         correct = self.outcomes(condition)
         return sum(correct) / len(correct)
 
@@ -242,6 +301,13 @@ class ExperimentRecord(ScoredRecord):
         Raises:
             RecordError: the record is not whole (:func:`evalcore.part3.record.require_whole`:
                 the first problems, after ``where``), or is a confirm record.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> from evalcore.part3.typed import ExperimentRecord
+            >>> ExperimentRecord.from_json(a.to_json()) == a
+            True
         """
         body = _whole(record, where, validation)
         if "rule" in body:
@@ -261,7 +327,15 @@ class ExperimentRecord(ScoredRecord):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON: equal to what :meth:`from_json` read."""
+        """The record as JSON: equal to what :meth:`from_json` read.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> a = read_part3_record("experiments/results/part3/a.json")
+            >>> record = a.to_json()
+            >>> record["experiment"], len(record["conditions"])
+            ('a', 23)
+        """
         return {
             "experiment": self.experiment,
             "question": self.question,
@@ -289,7 +363,15 @@ class Pick:
     """The fingerprint of the condition in its dev record."""
 
     def to_json(self) -> dict[str, Any]:
-        """The pick as the record stores it."""
+        """The pick as the record stores it.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> c = read_part3_record("experiments/results/part3/confirm.json")
+            >>> pick = c.chosen.to_json()
+            >>> pick["experiment"], pick["condition"]
+            ('a', 'set 2, k=2')
+        """
         return {"experiment": self.experiment, "condition": self.condition, "dev_fingerprint": self.dev_fingerprint}
 
 
@@ -305,7 +387,15 @@ class Unsealing:
     """The command that opened them."""
 
     def to_json(self) -> dict[str, Any]:
-        """The unsealing as the record stores it."""
+        """The unsealing as the record stores it.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> c = read_part3_record("experiments/results/part3/confirm.json")
+            >>> opened = c.unsealed.to_json()
+            >>> opened["items"], opened["at"][:10]
+            (128, '2026-12-01')
+        """
         return {"at": self.at, "items": self.items, "command": self.command}
 
 
@@ -334,6 +424,12 @@ class ConfirmRecord(ScoredRecord):
 
         Its verdict is not re-derived here: that needs the dev records
         (:func:`evalcore.part3.confirm.confirm_problems`).
+
+        Examples:
+            >>> from evalcore.part3.typed import ConfirmRecord, read_part3_record
+            >>> c = read_part3_record("experiments/results/part3/confirm.json")
+            >>> ConfirmRecord.from_json(c.to_json()) == c
+            True
         """
         body = _whole(record, where, validation)
         if "rule" not in body:
@@ -356,7 +452,15 @@ class ConfirmRecord(ScoredRecord):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON: equal to what :meth:`from_json` read."""
+        """The record as JSON: equal to what :meth:`from_json` read.
+
+        Examples:
+            >>> from evalcore.part3.typed import read_part3_record
+            >>> c = read_part3_record("experiments/results/part3/confirm.json")
+            >>> record = c.to_json()
+            >>> len(record["item_ids"]), record["chosen"]["condition"]
+            (128, 'set 2, k=2')
+        """
         return {
             "rule": self.rule,
             "rule_sha256": self.rule_sha256,
@@ -381,6 +485,13 @@ def read_part3_record(
     Raises:
         RecordError: not strict JSON, or not whole (the first problems).
         FileNotFoundError: nothing at ``path``.
+
+    Examples:
+        >>> from evalcore.part3.typed import read_part3_record
+        >>> a = read_part3_record("experiments/results/part3/a.json")
+        >>> c = read_part3_record("experiments/results/part3/confirm.json")
+        >>> type(a).__name__, a.experiment, type(c).__name__
+        ('ExperimentRecord', 'a', 'ConfirmRecord')
     """
     from evalcore.records.strictjson import loads_strict
 
