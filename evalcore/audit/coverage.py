@@ -46,7 +46,14 @@ class Coverage:
 
 
 def expected_coverage(item_ids: Sequence[int], *, smoke: bool, sort_ids: bool) -> Coverage:
-    """The coverage a run of ``item_ids`` has, as :func:`evalcore.workflow.run.execute_run` runs it."""
+    """The coverage a run of ``item_ids`` has, as :func:`evalcore.workflow.run.execute_run` runs it.
+
+    Examples:
+        >>> from evalcore.audit.coverage import expected_coverage
+        >>> smoke = expected_coverage([5, 3, 9], smoke=True, sort_ids=False)
+        >>> smoke.independent, smoke.official, smoke.ids_passed
+        ((5, 3, 9), (5, 3), (5, 3))
+    """
     ids = tuple(item_ids)
     official = ids[:SMOKE_OFFICIAL] if smoke else ids
     return Coverage(
@@ -75,6 +82,14 @@ def coverage_problems(record: RunRecord) -> tuple[Coverage | None, list[str], li
         ``(coverage, problems, missing)``: the derived coverage (None when the protocol
         selects nothing usable), every problem, and of those the results that are absent
         (``"item 13: official"``), which make the record partial.
+
+    Examples:
+        >>> from evalcore.audit.coverage import coverage_problems
+        >>> from evalcore.records.typed import read_run_record
+        >>> golden = read_run_record("records/golden-dev64")
+        >>> coverage, problems, notes = coverage_problems(golden)
+        >>> len(coverage.official), len(coverage.independent), problems, notes
+        (64, 64, [], [])
     """
     ids, problem = _selection(record)
     if ids is None:

@@ -93,6 +93,13 @@ def check_identity(record: RunRecord | Mapping[str, Any]) -> int:
 
     Raises:
         DocIdMismatchError: listing every ``logged doc_id -> actual idx`` that disagrees.
+
+    Examples:
+        >>> from evalcore.audit.levels import check_identity
+        >>> from evalcore.records.typed import read_run_record
+        >>> golden = read_run_record("records/golden-dev64")
+        >>> check_identity(golden)  # items whose logged doc_id is their document's idx
+        64
     """
     official = [it.official for it in _typed(record, "check_identity").items if it.official is not None]
     wrong = [(o.doc_id, o.content_idx) for o in official if o.misfiled]
@@ -110,6 +117,14 @@ def stored_scores(record: RunRecord | Mapping[str, Any], scorer: str = "independ
     Args:
         record: a :class:`~evalcore.records.typed.RunRecord` or a record as read.
         scorer: ``"independent"`` or ``"official"``; items that scorer did not score are left out.
+
+    Examples:
+        >>> from evalcore.audit.levels import stored_scores
+        >>> from evalcore.records.typed import read_run_record
+        >>> golden = read_run_record("records/golden-dev64")
+        >>> scores = stored_scores(golden, "official")
+        >>> len(scores), [round(s, 2) for s in scores[537]]
+        (64, [-4.35, -4.3])
     """
     if scorer not in SCORERS:
         raise InvalidInputError(f"scorer must be 'independent' or 'official', got {scorer!r}")
@@ -282,6 +297,14 @@ def audit_record(
         InvalidInputError: ``level`` is not 1, 2 or 3; an input the level needs is missing;
             or an input is given that the level does not use (an audit never runs fewer
             levels than its arguments suggest).
+
+    Examples:
+        >>> from evalcore.audit.levels import audit_record
+        >>> from evalcore.records.typed import read_run_record
+        >>> golden = read_run_record("records/golden-dev64")
+        >>> report = audit_record(golden)  # level 1: the record alone
+        >>> report.ok, report.level
+        (True, 1)
     """
     if isinstance(record, str | os.PathLike) or not isinstance(record, RunRecord | Mapping):
         _typed(record, "audit_record")  # raises, naming what was passed

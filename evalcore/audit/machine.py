@@ -73,6 +73,13 @@ def child_env(settings: Mapping[str, str] | None = None, environ: Mapping[str, s
 
     Raises:
         InvalidInputError: a name in ``settings`` outside :data:`ARITHMETIC_ENV`.
+
+    Examples:
+        >>> from evalcore.audit.machine import SECOND_ARITHMETIC, child_env
+        >>> parent = {"PATH": "/bin", "OMP_NUM_THREADS": "1", "MKL_CBWR": "AVX2"}
+        >>> child_env(SECOND_ARITHMETIC, parent)
+        {'PATH': '/bin', 'OMP_NUM_THREADS': '1', 'ATEN_CPU_CAPABILITY': 'default',
+         'MKL_CBWR': 'COMPATIBLE,STRICT'}
     """
     settings = dict(settings or {})
     for name in settings:
@@ -131,6 +138,12 @@ def arithmetic() -> dict[str, Any]:
         (library versions), ``threads``, ``interop_threads``,
         ``float32_matmul_precision``, and ``env``: the variables of
         :data:`ARITHMETIC_ENV` that are set.
+
+    Examples:
+        >>> from evalcore.audit.machine import arithmetic
+        >>> current = arithmetic()
+        >>> sorted(current)[:4], isinstance(current["threads"], int)
+        (['blas', 'cpu_capability', 'cpu_flags', 'cpu_id'], True)
     """
     import torch
 
@@ -150,7 +163,21 @@ def arithmetic() -> dict[str, Any]:
 
 
 def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[str, Any]) -> list[str]:
-    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic)."""
+    """What differs between two :func:`arithmetic` descriptions (empty: the same arithmetic).
+
+    Examples:
+        >>> from evalcore.audit.machine import arithmetic_differences
+        >>> from evalcore.records.store import read_record
+        >>> native = read_record("records/golden-dev64")["environment"]["arithmetic"]
+        >>> record = read_record("records/golden-dev64-pinned")
+        >>> pinned = record["environment"]["arithmetic"]
+        >>> for line in arithmetic_differences(native, pinned):
+        ...     print(line[:60])
+        cpu_capability: 'AVX512' -> 'DEFAULT'
+        env: {} -> {'ATEN_CPU_CAPABILITY': 'default', 'MKL_CBWR': 'C
+        >>> arithmetic_differences(native, native)
+        []
+    """
     if not recorded:
         return ["no arithmetic recorded"]
     keys = sorted(set(recorded) | set(current))
@@ -160,7 +187,17 @@ def arithmetic_differences(recorded: Mapping[str, Any] | None, current: Mapping[
 def arithmetic_mode(current: Mapping[str, Any] | None = None) -> str:
     """``"pinned"`` when ``current`` (default: :func:`arithmetic`) runs exactly :data:`PINNED_ARITHMETIC`
     (those variables set, no other arithmetic variable, ATen's default kernels dispatched,
-    :data:`PINNED_THREADS` threads); ``"native"`` otherwise. A record names it beside its arithmetic."""
+    :data:`PINNED_THREADS` threads); ``"native"`` otherwise. A record names it beside its arithmetic.
+
+    Examples:
+        >>> from evalcore.audit.machine import arithmetic_mode
+        >>> from evalcore.records.store import read_record
+        >>> for name in ("golden-dev64", "golden-dev64-pinned"):
+        ...     record = read_record(f"records/{name}")
+        ...     print(name, arithmetic_mode(record["environment"]["arithmetic"]))
+        golden-dev64 native
+        golden-dev64-pinned pinned
+    """
     current = arithmetic() if current is None else current
     pinned = (
         current.get("env") == PINNED_ARITHMETIC
@@ -182,6 +219,14 @@ def pin_arithmetic(settings: Mapping[str, str] = SECOND_ARITHMETIC) -> dict[str,
             settings name (the change would silently do nothing).
         InvalidInputError: a name outside :data:`ARITHMETIC_ENV`.
         InvalidTypeError: a value that is not a string (nothing is applied).
+
+    Examples:
+        >>> from evalcore.audit.machine import pin_arithmetic
+        >>> try:
+        ...     pin_arithmetic({"PATH": "/tmp"})  # refused before anything is set
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: 'PATH' is not an arithmetic setting; known: [...]
     """
     for name, value in settings.items():
         if name not in ARITHMETIC_ENV:

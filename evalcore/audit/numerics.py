@@ -63,7 +63,13 @@ The same arithmetic must give exactly 0.0, which the audit reports as "bit-ident
 
 
 def format_tolerance(tolerance: float) -> str:
-    """A tolerance as reports print it: scientific notation, two significant digits (the constant has one)."""
+    """A tolerance as reports print it: scientific notation, two significant digits (the constant has one).
+
+    Examples:
+        >>> from evalcore.audit.numerics import format_tolerance
+        >>> format_tolerance(3e-4), format_tolerance(0.08)
+        ('3.0e-04', '8.0e-02')
+    """
     return f"{tolerance:.1e}"
 
 
@@ -72,8 +78,11 @@ class Flip:
     """An item whose argmax differs between the two computations."""
 
     item_id: int
+    """The item."""
     reference_prediction: int
+    """The argmax of the reference computation's scores."""
     other_prediction: int
+    """The argmax of the other computation's scores."""
     reference_margin: float
     """Best minus runner-up score in the reference computation (nats)."""
 
@@ -83,8 +92,11 @@ class Drift:
     """How far the scores of one computation are from another's, item by item."""
 
     tolerance: float
+    """The largest ``|Δ s_ij|`` the comparison accepts."""
     items: int = 0
+    """Items compared."""
     scores: int = 0
+    """Scores compared (each item's candidates)."""
     max_abs: float = 0.0
     """Largest ``|Δ s_ij|`` (the true maximum, however small)."""
     identical: int = 0
@@ -115,6 +127,14 @@ class Drift:
 
         Raises:
             InvalidInputError: a language with no phrases.
+
+        Examples:
+            >>> from evalcore.audit.numerics import compare_scores
+            >>> reference = {1: [-4.35, -4.30], 2: [-9.65, -9.66]}
+            >>> other = {1: [-4.35002, -4.30001], 2: [-9.65, -9.6601]}
+            >>> drift = compare_scores(reference, other)
+            >>> print(drift.describe())
+            max |Δ| 0.0001 within tolerance 3.0e-04 (4 scores); no argmax flips
         """
         if language not in _PHRASES:
             raise InvalidInputError(f"no phrases for language {language!r}; there are {sorted(_PHRASES)}")
@@ -143,7 +163,14 @@ _PHRASES = {
 
 
 def margin(scores: Sequence[float], best: int) -> float:
-    """Score of choice ``best`` minus the best other score: negative when another choice wins."""
+    """Score of choice ``best`` minus the best other score: negative when another choice wins.
+
+    Examples:
+        >>> from evalcore.audit.numerics import margin
+        >>> scores = [-4.35, -4.30]
+        >>> round(margin(scores, best=1), 2), round(margin(scores, best=0), 2)
+        (0.05, -0.05)
+    """
     others = [x for j, x in enumerate(scores) if j != best]
     if not others:
         return math.inf
@@ -169,6 +196,17 @@ def compare_scores(
     Raises:
         ValueError: the two cover different items, or an item has different numbers of
             scores, or a score is NaN (a NaN is never within any tolerance).
+
+    Examples:
+        >>> from evalcore.audit.numerics import compare_scores
+        >>> reference = {1: [-4.35, -4.30], 2: [-9.65, -9.66]}
+        >>> other = {1: [-4.35002, -4.30001], 2: [-9.65, -9.6601]}
+        >>> drift = compare_scores(reference, other)
+        >>> drift.ok, drift.identical, round(drift.max_abs, 6)
+        (True, 1, 0.0001)
+        >>> swapped = compare_scores(reference, {1: [-4.30, -4.35], 2: [-9.65, -9.66]})
+        >>> swapped.ok, [flip.item_id for flip in swapped.flips]
+        (False, [1])
     """
     from evalcore.scoring.loglik import argmax_first
 
@@ -213,6 +251,11 @@ def bfloat16_step(value: float) -> float:
 
     Raises:
         InvalidInputError: zero, NaN or an infinity (no step is defined there).
+
+    Examples:
+        >>> from evalcore.audit.numerics import bfloat16_step
+        >>> bfloat16_step(-4.35), bfloat16_step(-9.65)
+        (0.03125, 0.0625)
     """
     if not math.isfinite(value) or value == 0:
         raise InvalidInputError(f"a bfloat16 step needs a finite, non-zero value, got {value!r}")

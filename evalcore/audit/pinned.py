@@ -50,6 +50,12 @@ def scores_digest(scores: Mapping[int, Sequence[float]]) -> str:
 
     Raises:
         NotJSONError: a non-finite score (no canonical JSON has one).
+
+    Examples:
+        >>> from evalcore.audit.pinned import scores_digest
+        >>> a = scores_digest({1: [-4.35, -4.30], 2: [-9.65, -9.66]})
+        >>> a == scores_digest({2: [-9.65, -9.66], 1: [-4.35, -4.30]}), len(a)
+        (True, 64)
     """
     body = {str(i): [float(x) for x in values] for i, values in scores.items()}
     return sha256_text(canonical_json(body).decode("utf-8"))
@@ -58,7 +64,17 @@ def scores_digest(scores: Mapping[int, Sequence[float]]) -> str:
 def first_difference(
     reference: Mapping[int, Sequence[float]], scores: Mapping[int, Sequence[float]]
 ) -> tuple[int, int, float, float] | None:
-    """The first ``(item_id, j, reference s_ij, s_ij)`` that differs in its bits, in the reference's order."""
+    """The first ``(item_id, j, reference s_ij, s_ij)`` that differs in its bits, in the reference's order.
+
+    Examples:
+        >>> from evalcore.audit.pinned import first_difference
+        >>> reference = {1: [-4.35, -4.30], 2: [-9.65, -9.66]}
+        >>> other = {1: [-4.35002, -4.30001], 2: [-9.65, -9.6601]}
+        >>> first_difference(reference, other)  # (item, candidate, reference, other)
+        (1, 0, -4.35, -4.35002)
+        >>> print(first_difference(reference, reference))
+        None
+    """
     for item, values in reference.items():
         other = scores.get(item)
         if other is None:
@@ -83,6 +99,14 @@ def pinned_dev_scores(restrict: Mapping[str, str] | None = None) -> dict[str, An
     Raises:
         ArithmeticSettingError: the child did not run the pinned arithmetic, or failed (the end of
             its standard error is in the message).
+
+    Examples:
+        >>> from evalcore.audit.pinned import pinned_dev_scores
+        >>> try:
+        ...     pinned_dev_scores({"PATH": "/tmp"})  # refused before the child starts
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: 'PATH' is not an arithmetic setting; known: [...]
     """
     env = child_env({**PINNED_ARITHMETIC, **(restrict or {})})
     done = subprocess.run([sys.executable, "-c", _WORKER], env=env, capture_output=True, text=True, check=False)

@@ -42,6 +42,11 @@ def tolerance_for(dtype: str, measured_drift: float | None = None) -> float:
     Raises:
         ValueError: a dtype other than float32 without a measured drift, or a negative or
             non-finite one.
+
+    Examples:
+        >>> from evalcore.audit.recheck import tolerance_for
+        >>> tolerance_for("float32"), tolerance_for("bfloat16", measured_drift=0.02)
+        (0.0003, 0.08)
     """
     if dtype not in DTYPES:
         raise InvalidInputError(f"dtype must be one of {DTYPES}, got {dtype!r}")
@@ -59,6 +64,11 @@ def draw_sample(ids: Sequence[int], n: int, seed: int | None = None) -> tuple[in
 
     Raises:
         ValueError: ``n`` outside 1..len(ids).
+
+    Examples:
+        >>> from evalcore.audit.recheck import draw_sample
+        >>> draw_sample(range(100), 5, seed=7)
+        (7, [6, 19, 41, 50, 83])
     """
     if len(set(ids)) != len(ids):
         raise InvalidInputError("ids to sample from must be distinct")
@@ -75,11 +85,13 @@ class Recheck:
     """The verdict on one re-scored sample."""
 
     dtype: str
+    """The precision the scores were computed in (it sets the tolerance)."""
     same_arithmetic: bool
     """Whether this process computes on the record's arithmetic (then exact equality is required)."""
     differences: tuple[str, ...]
     """What differs between the record's arithmetic and this process's."""
     drift: Drift
+    """The fresh scores against the stored ones, under the tolerance."""
 
     @property
     def ok(self) -> bool:
@@ -92,6 +104,17 @@ class Recheck:
         return self.drift.ok
 
     def describe(self) -> str:
+        """One line: the dtype, whether the arithmetic is the record's, and the drift (:meth:`Drift.describe`).
+
+        Examples:
+            >>> from evalcore.audit.recheck import recheck
+            >>> reference = {1: [-4.35, -4.30], 2: [-9.65, -9.66]}
+            >>> other = {1: [-4.35002, -4.30001], 2: [-9.65, -9.6601]}
+            >>> result = recheck(reference, other, dtype="float32", recorded_arithmetic={})
+            >>> print(result.describe())
+            float32, another arithmetic: max |Δ| 0.0001 within tolerance 3.0e-04 (4 scores);
+            no argmax flips
+        """
         where = "same arithmetic as the record" if self.same_arithmetic else "another arithmetic"
         return f"{self.dtype}, {where}: {self.drift.describe()}"
 
@@ -117,6 +140,21 @@ def recheck(
 
     Raises:
         ValueError: the two cover different items; a missing drift for a low precision.
+
+    Examples:
+        >>> from evalcore.audit.machine import arithmetic
+        >>> from evalcore.audit.recheck import recheck
+        >>> reference = {1: [-4.35, -4.30], 2: [-9.65, -9.66]}
+        >>> other = {1: [-4.35002, -4.30001], 2: [-9.65, -9.6601]}
+        >>> here = arithmetic()  # recorded here: the bits must not move at all
+        >>> result = recheck(reference, other, dtype="float32",
+        ...                  recorded_arithmetic=here)
+        >>> result.same_arithmetic, result.drift.tolerance, result.drift.ok
+        (True, 0.0, False)
+        >>> elsewhere = recheck(reference, other, dtype="float32",
+        ...                     recorded_arithmetic={})
+        >>> elsewhere.same_arithmetic, elsewhere.drift.tolerance, elsewhere.drift.ok
+        (False, 0.0003, True)
     """
     current = arithmetic() if current_arithmetic is None else current_arithmetic
     differences = tuple(arithmetic_differences(recorded_arithmetic, current))

@@ -26,7 +26,13 @@ REL_TOL = 1e-12
 
 
 def item_list_problem(declared: Any, present: list[int]) -> str:
-    """What differs between the protocol's item_ids and the record's items, in words."""
+    """What differs between the protocol's item_ids and the record's items, in words.
+
+    Examples:
+        >>> from evalcore.audit.recount import item_list_problem
+        >>> print(item_list_problem([1, 2, 3], [1, 2, 4]))
+        the items listed (3) are not the protocol's item_ids (missing: [3]; extra: [4])
+    """
     if not isinstance(declared, list):
         return f"the protocol lists no item_ids (found {declared!r}); the record has {len(present)} items"
     missing = [i for i in declared if i not in present]
@@ -43,6 +49,11 @@ def harness_stderr(values: Sequence[float]) -> float | str:
 
     The harness's ``mean_stderr`` (``api/metrics.py``), applied only when a task has more
     than one item (``evaluator_utils.py``).
+
+    Examples:
+        >>> from evalcore.audit.recount import harness_stderr
+        >>> harness_stderr([1, 0, 1, 1]), harness_stderr([1])
+        (0.25, 'N/A')
     """
     if len(values) < 2:
         return "N/A"
@@ -85,6 +96,13 @@ def aggregate_problems(record: RunRecord, official_ids: Sequence[int]) -> list[s
     Args:
         official_ids: the items the harness was asked for, derived from the selection
             (:func:`evalcore.audit.coverage.expected_coverage`), never from the record's settings.
+
+    Examples:
+        >>> from evalcore.audit.recount import aggregate_problems
+        >>> from evalcore.records.typed import read_run_record
+        >>> golden = read_run_record("records/golden-dev64")
+        >>> aggregate_problems(golden, list(golden.settings.official_item_ids))
+        []
     """
     agg = record.aggregate
     official = {it.item_id: it.official for it in record.items if it.official is not None}

@@ -106,11 +106,27 @@ class AuditReport:
         return max(self.levels, default=0)
 
     def rederived(self) -> list[str]:
-        """What the levels that ran computed again from outside the record."""
+        """What the levels that ran computed again from outside the record.
+
+        Examples:
+            >>> from evalcore.audit.levels import audit_record
+            >>> from evalcore.records.typed import read_run_record
+            >>> golden = read_run_record("records/golden-dev64")
+            >>> audit_record(golden).rederived()[0]
+            'the fingerprint from the protocol'
+        """
         return [what for level in sorted(self.levels) for what in REDERIVED[level]]
 
     def trusted(self) -> tuple[str, ...]:
-        """What is still taken from the record after this audit."""
+        """What is still taken from the record after this audit.
+
+        Examples:
+            >>> from evalcore.audit.levels import audit_record
+            >>> from evalcore.records.typed import read_run_record
+            >>> golden = read_run_record("records/golden-dev64")
+            >>> audit_record(golden).trusted()[0]
+            'the scores themselves (nothing is re-run)'
+        """
         return TRUSTED.get(self.level, ())
 
     def _agreement(self) -> str:
@@ -126,7 +142,16 @@ class AuditReport:
         return f"; re-run on {where}: {self.rerun.describe()}"
 
     def summary(self) -> str:
-        """The one-line verdict the CLI prints last: level, coverage, tolerance, true maximum and argmax flips."""
+        """The one-line verdict the CLI prints last: level, coverage, tolerance, true maximum and argmax flips.
+
+        Examples:
+            >>> from evalcore.audit.levels import audit_record
+            >>> from evalcore.records.typed import read_run_record
+            >>> golden = read_run_record("records/golden-dev64")
+            >>> print(audit_record(golden).summary())
+            audit ok at level 1: 64 items, 128 scores compared; official vs independent
+            bit-identical; internal consistency only (nothing re-run)
+        """
         if self.ok:
             smoke = f" (a smoke run: {self.items} scored by the harness)" if self.smoke else ""
             what = f"{self.declared} items{smoke}"
