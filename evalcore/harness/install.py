@@ -145,6 +145,12 @@ def verify_harness_files(dist: Distribution | None = None, *, package: str = HAR
 
     Raises:
         HarnessMismatchError: lm-eval is not installed (default ``dist``).
+
+    Examples:
+        >>> from evalcore.harness.install import verify_harness_files
+        >>> report = verify_harness_files()
+        >>> report.name, report.version, report.modified, report.unlisted
+        ('lm_eval', '0.4.9.2', (), ())
     """
     if dist is None and package == HARNESS_PACKAGE:
         return _installed_report()

@@ -49,11 +49,15 @@ class HarnessLog:
     """One task's samples file and the results file of the same run."""
 
     task: str
+    """The task's name, as the samples file's name gives it (``samples_<task>_<date>.jsonl``)."""
     samples_path: Path
+    """The samples file."""
     results_path: Path | None
     """``results_<date>.json`` beside the samples file, or None when there is none."""
     results: dict[str, Any] | None
+    """The results file's content, or None when there is none."""
     samples: tuple[LoggedSample, ...]
+    """One entry per line of the samples file, in file order."""
 
     def _entry(self, key: str) -> Any:
         table = None if self.results is None else self.results.get(key)
@@ -90,7 +94,14 @@ def _harness_default(value: Any) -> Any:
 
 def harness_doc_hash(doc: Mapping[str, Any]) -> str:
     """A document hashed as lm-eval 0.4.9.2 hashes ``doc_hash``: SHA-256 of ``json.dumps(doc, indent=2,
-    default=handle_non_serializable, ensure_ascii=False)``."""
+    default=handle_non_serializable, ensure_ascii=False)``.
+
+    Examples:
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> doc = {"sentence": "A toy review.", "label": 1, "idx": 0}
+        >>> harness_doc_hash(doc)[:12], len(harness_doc_hash(doc))
+        ('98abf67b3630', 64)
+    """
     return sha256_text(json.dumps(doc, indent=2, default=_harness_default, ensure_ascii=False))
 
 
@@ -148,6 +159,21 @@ def read_log(samples_path: str | Path) -> HarnessLog:
         InvalidInputError: a file name the tracker does not write.
         RecordError: text that is not UTF-8, a line that is not a logged sample, an empty log, a results file that
             is not the harness's JSON; the message names the file and line.
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> doc = {"sentence": "A toy review.", "label": 1, "idx": 0}
+        >>> line = dict(doc_id=0, doc=doc, target=1, doc_hash=harness_doc_hash(doc),
+        ...             arguments={f"gen_args_{i}": {"arg_0": "Toy:", "arg_1": w}
+        ...                        for i, w in enumerate([" bad", " good"])},
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]])
+        >>> from evalcore.harness.logs import read_log
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "samples_toy_2025.jsonl"
+        >>> _ = path.write_text(json.dumps(line))
+        >>> log = read_log(path)
+        >>> log.task, len(log.samples), log.results
+        ('toy', 1, None)
     """
     path = Path(samples_path)
     task, _, date = path.stem.removeprefix("samples_").rpartition("_")
@@ -182,6 +208,21 @@ def find_logs(directory: str | Path) -> list[HarnessLog]:
     Raises:
         InvalidInputError: no such directory, or no samples file under it (the message says how to write one).
         RecordError: as :func:`read_log`.
+
+    Examples:
+        >>> import json, pathlib, tempfile
+        >>> from evalcore.harness.logs import harness_doc_hash
+        >>> doc = {"sentence": "A toy review.", "label": 1, "idx": 0}
+        >>> line = dict(doc_id=0, doc=doc, target=1, doc_hash=harness_doc_hash(doc),
+        ...             arguments={f"gen_args_{i}": {"arg_0": "Toy:", "arg_1": w}
+        ...                        for i, w in enumerate([" bad", " good"])},
+        ...             resps=[[[-1.2, False]], [[-0.4, True]]])
+        >>> from evalcore.harness.logs import find_logs
+        >>> out = pathlib.Path(tempfile.mkdtemp())  # lm-eval's --output_path
+        >>> (out / "model").mkdir()
+        >>> _ = (out / "model" / "samples_toy_2025.jsonl").write_text(json.dumps(line))
+        >>> [(log.task, log.samples_path.parent.name) for log in find_logs(out)]
+        [('toy', 'model')]
     """
     root = Path(directory)
     if not root.is_dir():
@@ -201,6 +242,21 @@ def write_logs(output: dict[str, Any], directory: str | Path) -> Path:
     Raises:
         InvalidInputError: an output without per-sample logs (run with ``log_samples=True``).
         MissingExtraError: the harness is not installed.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.harness.logs import find_logs, write_logs
+        >>> from evalcore.harness.official import run_official
+        >>> run = run_official(train, validation, [13, 15],
+        ...                    preloaded=(model, tokenizer))
+        >>> out = write_logs(run.output, Path(tempfile.mkdtemp()))
+        >>> [(log.task, len(log.samples)) for log in find_logs(out)]
+        [('sst2', 2)]
     """
     import copy
     import gc

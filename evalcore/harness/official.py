@@ -84,6 +84,12 @@ def require_pinned_harness(dist: Distribution | None = None) -> HarnessFileRepor
     Raises:
         HarnessMismatchError: another version, no file checked, or a listed file modified,
             missing or without a usable hash; the message names the version and every such file.
+
+    Examples:
+        >>> from evalcore.harness.official import require_pinned_harness
+        >>> report = require_pinned_harness()  # every file hashed against RECORD
+        >>> report.version, report.modified, report.missing, report.checked > 1000
+        ('0.4.9.2', (), (), True)
     """
     report = verify_harness_files(dist)
     problems = []
@@ -148,6 +154,17 @@ def run_official(
             one HFLM loads) before ``simple_evaluate`` runs, so no item is truncated.
         ContextNotPrefixError: an item's requests do not tokenize as the scorer needs (the check
             tokenizes with :func:`~evalcore.scoring.loglik.encode_pair`).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> from evalcore.harness.official import run_official
+        >>> run = run_official(train, validation, [15, 13],
+        ...                    preloaded=(model, tokenizer))
+        >>> run.ids_passed, [sample["doc_id"] for sample in run.samples]
+        ([13, 15], [13, 15])
     """
     require_pinned_harness()
     task = task or default_task()
@@ -211,6 +228,19 @@ def evaluate(
         cache_requests, use_cache: the harness's request and response caches (off by default).
 
     The caller captures the console noise (the official run keeps it as the run's warnings).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> from evalcore.harness.official import evaluate
+        >>> from evalcore.harness.oracle import harness_lm
+        >>> from evalcore.harness.registry import official_task_config
+        >>> config = official_task_config(train, validation)
+        >>> run = evaluate(harness_lm(model, tokenizer), config, [13, 15])
+        >>> [sample["doc_id"] for sample in run.samples], sorted(run.results)[:2]
+        ([13, 15], ['acc,none', 'acc_stderr,none'])
     """
     import lm_eval
 

@@ -28,6 +28,14 @@ def harness_lm(model: Any, tokenizer: Any, *, batch_size: int = 1) -> Any:
 
     Raises:
         InvalidTypeError, InvalidInputError: ``batch_size`` is not an int of at least 1.
+
+    Examples:
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> from evalcore.harness.oracle import harness_lm
+        >>> lm = harness_lm(model, tokenizer)
+        >>> type(lm).__name__, lm.batch_size, lm.max_length
+        ('HFLM', 1, 512)
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int):
         raise InvalidTypeError(f"batch_size must be an int, got {type(batch_size).__name__} {batch_size!r}")
@@ -41,12 +49,31 @@ def harness_lm(model: Any, tokenizer: Any, *, batch_size: int = 1) -> Any:
 
 @needs_run_extra
 def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Any]:
-    """One ``loglikelihood`` ``Instance`` per ``(context, continuation)``, indexed in order."""
+    """One ``loglikelihood`` ``Instance`` per ``(context, continuation)``, indexed in order.
+
+    Examples:
+        >>> from evalcore.harness.oracle import harness_instances
+        >>> instances = harness_instances([("Toy:", " bad"), ("Toy:", " good")])
+        >>> for i in instances:
+        ...     print(i.request_type, i.idx, i.arguments)
+        loglikelihood 0 ('Toy:', ' bad')
+        loglikelihood 1 ('Toy:', ' good')
+    """
     from lm_eval.api.instance import Instance
 
     return [Instance("loglikelihood", {}, (context, cont), i) for i, (context, cont) in enumerate(requests)]
 
 
 def harness_loglikelihood(lm: Any, requests: Sequence[tuple[str, str]]) -> list[float]:
-    """The harness's log-likelihood of each request's continuation, in the order given."""
+    """The harness's log-likelihood of each request's continuation, in the order given.
+
+    Examples:
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> from evalcore.harness.oracle import harness_lm, harness_loglikelihood
+        >>> scores = harness_loglikelihood(harness_lm(model, tokenizer),
+        ...                                [("Toy:", " bad"), ("Toy:", " good")])
+        >>> len(scores), all(s < 0 for s in scores)
+        (2, True)
+    """
     return [float(ll) for ll, _ in lm.loglikelihood(harness_instances(requests), disable_tqdm=True)]

@@ -23,6 +23,18 @@ def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int], *, task:
 
     The document is identified by the task's content hash
     (:meth:`evalcore.tasks.Task.content_sha256`; for SST-2, the row's ``row_sha256``).
+
+    Examples:
+        >>> from evalcore.harness.pairing import official_entry
+        >>> from evalcore.sst2 import Row, row_sha256
+        >>> doc = Row(7, "A toy review.", 1).as_doc()
+        >>> sample = dict(doc_id=0, doc=doc, doc_hash="d" * 64, prompt_hash="p" * 64,
+        ...               target_hash="t" * 64, target=1, acc=1.0,
+        ...               arguments=[("Q:", " negative"), ("Q:", " positive")],
+        ...               filtered_resps=[[-1.2, False], [-0.4, True]])
+        >>> entry = official_entry(sample, {row_sha256(7, "A toy review.", 1): 7})
+        >>> entry["doc_id"], entry["content_idx"], entry["loglik"], entry["acc"]
+        (0, 7, [-1.2, -0.4], 1.0)
     """
     doc = sample["doc"]
     content_hash = (task or default_task()).content_sha256(doc)
@@ -42,7 +54,13 @@ def official_entry(sample: dict[str, Any], hash_to_idx: dict[str, int], *, task:
 
 
 def no_sample(item_id: int) -> str:
-    """The failure a run records for an item the harness was asked for and did not log."""
+    """The failure a run records for an item the harness was asked for and did not log.
+
+    Examples:
+        >>> from evalcore.harness.pairing import no_sample
+        >>> no_sample(13)
+        'item 13: no official sample logged'
+    """
     return f"item {item_id}: no official sample logged"
 
 
@@ -53,6 +71,17 @@ def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[
         ``({item_id: entry}, failures)``. A failure is a logged document whose content is
         not a validation row, one that was not requested, one logged twice, or a
         requested item with no logged sample.
+
+    Examples:
+        >>> from evalcore.harness.pairing import pair_official
+        >>> entries = [{"doc_id": 7, "content_idx": 7}, {"doc_id": 9, "content_idx": 3}]
+        >>> paired, problems = pair_official(entries, [7, 8])
+        >>> sorted(paired)
+        [7]
+        >>> for problem in problems:
+        ...     print(problem)
+        logged doc idx 3 (doc_id 9) was not requested
+        item 8: no official sample logged
     """
     official: dict[int, dict[str, Any]] = {}
     failures = []
@@ -72,7 +101,20 @@ def pair_official(entries: list[dict[str, Any]], requested: list[int]) -> tuple[
 
 
 def independent_entry(score: ItemScore) -> dict[str, Any]:
-    """One independent score, reduced to ids, hashes and scores (no text)."""
+    """One independent score, reduced to ids, hashes and scores (no text).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> from evalcore.harness.pairing import independent_entry
+        >>> from evalcore.scoring import score_items
+        >>> [score] = score_items(model, tokenizer, validation, [13])
+        >>> entry = independent_entry(score)
+        >>> sorted(entry)[:3], len(entry["loglik"])
+        (['context_length', 'continuation_ids', 'continuation_sha256'], 2)
+    """
     first = score.candidates[0]
     return {
         "prompt_hash": sha256_text(first.request_context),  # as the harness hashes it: before any whitespace moves

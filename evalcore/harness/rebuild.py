@@ -55,6 +55,17 @@ def declared_config(task: str, include_path: str | Path | None = None) -> dict[s
 
     Raises:
         InvalidInputError: no task of that name in the registry.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import declared_config
+        >>> config = declared_config("sst2")
+        >>> config["dataset_path"], config["dataset_name"], config["output_type"]
+        ('nyu-mll/glue', 'sst2', 'multiple_choice')
+        >>> try:
+        ...     declared_config("no_such_task")
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: no task 'no_such_task' in lm-eval's registry: ...
     """
     manager = _manager(None if include_path is None else str(Path(include_path).resolve()))
     if task not in manager.all_tasks:
@@ -68,6 +79,13 @@ def eval_split(config: dict[str, Any]) -> str:
 
     Raises:
         InvalidInputError: the config names neither.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import eval_split
+        >>> eval_split({"validation_split": "validation"})
+        'validation'
+        >>> eval_split({"validation_split": "validation", "test_split": "test"})
+        'test'
     """
     split = config.get("test_split") or config.get("validation_split")
     if not isinstance(split, str):
@@ -76,7 +94,16 @@ def eval_split(config: dict[str, Any]) -> str:
 
 
 def is_local_dataset(config: dict[str, Any]) -> bool:
-    """Does the config read local files only (a packaged builder with ``data_files``, or a folder on disk)?"""
+    """Does the config read local files only (a packaged builder with ``data_files``, or a folder on disk)?
+
+    Examples:
+        >>> from evalcore.harness.rebuild import is_local_dataset
+        >>> is_local_dataset({"dataset_path": "nyu-mll/glue"})
+        False
+        >>> is_local_dataset({"dataset_path": "json",
+        ...                   "dataset_kwargs": {"data_files": {"test": "t.jsonl"}}})
+        True
+    """
     path = config.get("dataset_path")
     if config.get("custom_dataset") is not None and callable(config["custom_dataset"]):
         return True
@@ -91,6 +118,14 @@ def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | No
 
     ``docs`` stand in for the evaluation split, the only split then (``process_docs`` is dropped, since logged
     documents are processed already): enough to rebuild zero-shot prompts, not few-shot ones.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import declared_config, task_from_config
+        >>> docs = [{"sentence": f"Toy review {i}.", "label": i % 2, "idx": i}
+        ...         for i in range(4)]
+        >>> task = task_from_config(declared_config("sst2"), docs=docs)
+        >>> type(task).__name__
+        'ConfigurableTask'
     """
     from lm_eval.api.task import ConfigurableTask
 
@@ -116,7 +151,14 @@ def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | No
 @needs_run_extra
 def dumped_config(config: dict[str, Any]) -> dict[str, Any]:
     """A task config as the harness writes it into a results file (``TaskConfig.to_dict``: defaults filled in,
-    ``None`` fields left out, functions as their source text)."""
+    ``None`` fields left out, functions as their source text).
+
+    Examples:
+        >>> from evalcore.harness.rebuild import declared_config, dumped_config
+        >>> dumped = dumped_config(declared_config("sst2"))
+        >>> dumped["target_delimiter"], dumped["fewshot_delimiter"]  # defaults
+        (' ', '\\n\\n')
+    """
     from lm_eval.api.task import TaskConfig
 
     try:
@@ -130,7 +172,17 @@ def _arguments(instances: Sequence[Any]) -> list[tuple[str, str]]:
 
 
 def zero_shot_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots."""
+    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import (declared_config, task_from_config,
+        ...                                       zero_shot_requests)
+        >>> docs = [{"sentence": f"Toy review {i}.", "label": i % 2, "idx": i}
+        ...         for i in range(4)]
+        >>> task = task_from_config(declared_config("sst2"), docs=docs)
+        >>> [answer for _, answer in zero_shot_requests(task, docs[0])]
+        [' negative', ' positive']
+    """
     context = task.fewshot_context(doc, num_fewshot=0)
     return _arguments(task.construct_requests(doc=doc, ctx=context, metadata=(task.config.task, 0, 1)))
 
@@ -152,6 +204,16 @@ def replayed_requests(task: Any, indices: Sequence[int], k: int, seed: int | Non
 
     The harness builds them in index order whatever order ``samples`` lists them in, and draws every document's
     demos from one generator seeded once per run: a document's demos depend on the documents built before it.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import (declared_config, replayed_requests,
+        ...                                       task_from_config)
+        >>> docs = [{"sentence": f"Toy review {i}.", "label": i % 2, "idx": i}
+        ...         for i in range(4)]
+        >>> task = task_from_config(declared_config("sst2"), docs=docs)
+        >>> replayed = replayed_requests(task, [0, 1], 1, 1234)  # one shot each
+        >>> {idx: requests[0][0].count("Answer:") for idx, requests in replayed.items()}
+        {0: 2, 1: 2}
     """
     n = len(task.eval_docs)
     bad = [i for i in indices if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n]
@@ -168,7 +230,18 @@ def replayed_requests(task: Any, indices: Sequence[int], k: int, seed: int | Non
 
 
 def requests_alone(task: Any, index: int, k: int, seed: int | None) -> list[tuple[str, str]]:
-    """The requests one document gets in a run over it alone: what it would be served with no other document."""
+    """The requests one document gets in a run over it alone: what it would be served with no other document.
+
+    Examples:
+        >>> from evalcore.harness.rebuild import (declared_config, requests_alone,
+        ...                                       task_from_config)
+        >>> docs = [{"sentence": f"Toy review {i}.", "label": i % 2, "idx": i}
+        ...         for i in range(4)]
+        >>> task = task_from_config(declared_config("sst2"), docs=docs)
+        >>> alone = requests_alone(task, 1, 1, 1234)
+        >>> [context.count("Answer:") for context, _ in alone]
+        [2, 2]
+    """
     return replayed_requests(task, [index], k, seed)[index]
 
 
@@ -183,6 +256,27 @@ def evaluate_config(lm: Any, config: dict[str, Any], *, num_fewshot: int, fewsho
 
     Raises:
         InvalidInputError: a bad shot count or seed.
+
+    Examples:
+        >>> from evalcore.models import load_model
+        >>> model, tokenizer = load_model()  # doctest: +MODEL
+        >>> import json, tempfile
+        >>> from pathlib import Path
+        >>> from evalcore.harness.oracle import harness_lm
+        >>> from evalcore.harness.rebuild import evaluate_config
+        >>> data = Path(tempfile.mkdtemp()) / "toy.jsonl"
+        >>> lines = [json.dumps({"text": f"Toy {i}.", "label": i % 2})
+        ...          for i in range(3)]
+        >>> _ = data.write_text("\\n".join(lines))
+        >>> config = {"task": "toy", "dataset_path": "json", "test_split": "test",
+        ...           "dataset_kwargs": {"data_files": {"test": str(data)}},
+        ...           "output_type": "multiple_choice", "doc_to_text": "{{text}}",
+        ...           "doc_to_target": "label", "doc_to_choice": ["bad", "good"],
+        ...           "metric_list": [{"metric": "acc"}]}
+        >>> out = evaluate_config(harness_lm(model, tokenizer), config,
+        ...                       num_fewshot=0, fewshot_seed=1234)
+        >>> len(out["samples"]["toy"]), out["config"]["runner"]
+        (3, 'lm_eval.evaluator.evaluate')
     """
     import random
 

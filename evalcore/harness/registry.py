@@ -35,7 +35,13 @@ TASK = "sst2"
 @functools.lru_cache(maxsize=1)
 def task_manager() -> Any:
     """lm-eval's task registry, made once per process; its own tasks' index is read from the evalbook
-    cache (:func:`evalcore.harness.taskindex.indexed_task_manager`: indexing every task YAML takes seconds)."""
+    cache (:func:`evalcore.harness.taskindex.indexed_task_manager`: indexing every task YAML takes seconds).
+
+    Examples:
+        >>> from evalcore.harness.registry import task_manager
+        >>> task_manager() is task_manager(), "sst2" in task_manager().all_subtasks
+        (True, True)
+    """
     return indexed_task_manager()
 
 
@@ -48,6 +54,14 @@ def official_task_config(
     Every other field (prompt, choices, target, metric, splits, version) is the
     harness's own. ``train`` fills the task's few-shot split, ``validation`` its
     evaluated split.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.harness.registry import official_task_config
+        >>> config = official_task_config(train, validation)
+        >>> config["task"], config["output_type"], config["validation_split"]
+        ('sst2', 'multiple_choice', 'validation')
     """
     from datasets import Dataset, DatasetDict
 
@@ -81,6 +95,15 @@ def build_task(
     Args:
         notes: receives the warnings the harness logs while building the task
             (e.g. the default-aggregation warnings).
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.harness.registry import build_task
+        >>> notes = []
+        >>> task = build_task(train, validation, notes)
+        >>> type(task).__name__, len(task.validation_docs()), len(notes) > 0
+        ('ConfigurableTask', 872, True)
     """
     from lm_eval.api.task import ConfigurableTask
 
@@ -93,7 +116,17 @@ def build_task(
 
 
 def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots."""
+    """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.harness.registry import build_task, harness_requests
+        >>> task = build_task(train, validation)
+        >>> doc = {"sentence": "A toy review.", "label": 1, "idx": 0}
+        >>> [continuation for _, continuation in harness_requests(task, doc)]
+        [' negative', ' positive']
+    """
     context = task.fewshot_context(doc, num_fewshot=0)
     instances = task.construct_requests(doc=doc, ctx=context, metadata=(TASK, 0, 1))
     return [tuple(inst.arguments) for inst in instances]
@@ -109,6 +142,14 @@ def harness_fewshot_contexts(
 
     Raises:
         SealedItemError, ValueError, TypeError: bad ids.
+
+    Examples:
+        >>> from evalcore import sst2
+        >>> train, validation = sst2.load_split("train"), sst2.load_split("validation")
+        >>> from evalcore.harness.registry import harness_fewshot_contexts
+        >>> contexts = harness_fewshot_contexts(train, validation, [13, 15], 2, 1234)
+        >>> {idx: context.count("Answer:") for idx, context in contexts.items()}
+        {13: 3, 15: 3}
     """
     ids = default_task().check_ids(ids)
     task = build_task(train, validation)

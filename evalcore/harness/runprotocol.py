@@ -35,6 +35,16 @@ def tokenizer_identity(model_name: str, tokenizer: Any) -> str:
 
     Raises:
         InvalidInputError: ``model_name`` is not in :data:`evalcore.models.loader.MODELS`.
+
+    Examples:
+        >>> from evalcore.harness.runprotocol import tokenizer_identity
+        >>> from evalcore.models import DEFAULT_MODEL
+        >>> class Toy:  # a stand-in: only what the measurement reads
+        ...     bos_token_id = 1
+        ...     def encode(self, text):
+        ...         return [1, 42]
+        >>> tokenizer_identity(DEFAULT_MODEL, Toy())
+        'Toy from SmolLM2-135M-Instruct.Q4_1.gguf; prepends BOS id 1'
     """
     res = _resource(model_name)
     bos = tokenizer.bos_token_id
@@ -54,6 +64,13 @@ def run_protocol(
     Raises:
         InvalidInputError: an unknown model name, or a field the protocol refuses (a digest
             that is not SHA-256 hex).
+
+    Examples:
+        >>> from evalcore.harness.runprotocol import run_protocol
+        >>> from evalcore.models import DEFAULT_MODEL
+        >>> protocol = run_protocol(DEFAULT_MODEL, "a tokenizer", "0" * 64, [13, 15])
+        >>> protocol.harness.version, protocol.harness.task, protocol.data.item_ids
+        ('0.4.9.2', 'sst2', (13, 15))
     """
     res = _resource(model_name)
     spec = default_task().spec
@@ -83,6 +100,16 @@ def build_protocol(
 
     ``dtype`` is the precision of the forward pass (the book's runs are float32; the
     precision experiment varies it).
+
+    Examples:
+        >>> from evalcore.harness.runprotocol import build_protocol
+        >>> from evalcore.models import DEFAULT_MODEL
+        >>> class Toy:  # a tokenizer that adds no BOS
+        ...     bos_token_id = 1
+        ...     def encode(self, text):
+        ...         return [42]
+        >>> build_protocol(DEFAULT_MODEL, Toy(), "0" * 64, [13]).model.tokenizer
+        'Toy from SmolLM2-135M-Instruct.Q4_1.gguf; adds no BOS'
     """
     return run_protocol(model_name, tokenizer_identity(model_name, tokenizer), validation_digest, ids, dtype=dtype)
 
