@@ -176,20 +176,15 @@ browser:
 font:
 	@bash scripts/ensure_browser.sh --font
 
-# The tests run as two one-thread streams side by side (scripts/test_streams.sh): the real-model
-# tests then the fast tests in one; in the other the book's pages executed from scratch into the
-# execution cache (natively, one page at a time with one thread, as make book gives each page on
-# two cores), the static checks (make lint), then nbval on the stored notebooks under the second
-# arithmetic. Then the two editions build from that cache side by side, the Chinese catalogues are
-# checked against a fresh extraction, and the built site is checked in Chromium, two pages at a time.
-# Each notebook executes once per arithmetic: nbval (second), the book's pages (native).
-test: AFTER_ENGLISH = catalogues-check
-test: python-check browser data setup vendor
-	$(BIN)/jupyter-book clean --all . >/dev/null
-	$(BIN)/python scripts/execution_key.py
-	LINT="$(MAKE) --no-print-directory lint" PAGES="$(BIN)/python scripts/execute_pages.py --workers 1 --threads 1" \
-		bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
-	$(EDITIONS)
+# The tests run as two one-thread streams side by side (scripts/test_streams.sh): the
+# real-model tests, and the static checks (make lint), the fast tests and nbval under the
+# second arithmetic. Then the book is built from scratch, natively (both editions side by
+# side), the Chinese catalogues are checked against a fresh extraction, and the built site
+# is checked in Chromium, two pages at a time.
+# Each notebook executes once per arithmetic: nbval (second), the book build (native).
+test: python-check browser data setup
+	LINT="$(MAKE) --no-print-directory lint" bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"
+	$(MAKE) --no-print-directory book-full AFTER_ENGLISH=catalogues-check
 	$(BIN)/python -m pytest -n 2 -m site $(SITE_TESTS)
 
 site-check: setup browser

@@ -24,9 +24,6 @@ stored stay valid.
     python scripts/execute_pages.py                 # the pages of _toc.yml
     python scripts/execute_pages.py --workers 1     # one page at a time, all threads
     python scripts/execute_pages.py --workers 1 --threads 1   # one page at a time, one thread
-
-``make test`` uses the last form: it executes the pages beside its test streams, on one core
-and with the thread count ``make book`` gives each page on a two-core machine.
 """
 
 from __future__ import annotations

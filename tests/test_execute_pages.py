@@ -150,8 +150,8 @@ def test_threads_below_one_are_refused(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_thread_settings")
-def test_one_worker_with_one_thread_as_make_test_runs_it(tmp_path, capsys):
-    # make test executes the pages one at a time beside its tests, each with one thread: the page sees it.
+def test_one_worker_with_one_thread(tmp_path, capsys):
+    # One page at a time with one thread, as make book gives each page on two cores: the page sees it.
     book = tmp_path / "book"
     make_book(book, {"a": PAGE.format(title="a", extra="")})
     argv = ["--root", str(book), "--workers", "1", "--threads", "1", "--no-model-warm-up"]

@@ -16,14 +16,12 @@ SCRIPT = ROOT / "scripts" / "test_streams.sh"
 FAKE_PYTHON = """#!/usr/bin/env bash
 echo "args: $*"
 echo "threads: $OMP_NUM_THREADS/$MKL_NUM_THREADS capability: ${ATEN_CPU_CAPABILITY:-native}"
-echo "lint: ${LINT-unset} pages: ${PAGES-unset}"
+echo "lint: ${LINT-unset}"
 case "$*" in *"$FAIL_ON"*) exit 1 ;; esac
 """
 
 
-def run_streams(
-    tmp_path: Path, fail_on: str, lint: str | None = None, pages: str | None = None
-) -> subprocess.CompletedProcess:
+def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "python"
@@ -31,18 +29,13 @@ def run_streams(
     fake.chmod(0o755)
     env = {**os.environ, "FAIL_ON": fail_on}
     env.pop("ATEN_CPU_CAPABILITY", None)
-    for name, value in (("LINT", lint), ("PAGES", pages)):  # make test's own are not this test's
-        env.pop(name, None)
-        if value is not None:
-            env[name] = value
+    env.pop("LINT", None)  # make test's own (this test may run inside its notebooks stream)
+    if lint is not None:
+        env["LINT"] = lint
     return subprocess.run(
         ["bash", str(SCRIPT), str(bin_dir), "ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE,STRICT"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-
-
-def log(tmp_path: Path, stream: str) -> str:
-    return (tmp_path / ".test-logs" / f"{stream}.log").read_text()
 
 
 @pytest.mark.slow
@@ -50,37 +43,36 @@ def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(
     done = run_streams(tmp_path, fail_on="no such argument")
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    assert "===== tests (" in out and "===== pages (" in out
-    tests = log(tmp_path, "tests")
-    model = "args: -m coverage run -m pytest --durations=15 -m model and not site tests"
-    fast = "args: -m coverage run -m pytest --durations=15 -m not model and not site tests"
-    assert tests.index(model) < tests.index(fast)  # one stream: the model tests, then the fast ones
+    assert "===== model (" in out and "===== notebooks (" in out
+    assert "args: -m coverage run -m pytest --durations=15 -m model and not site tests" in out
+    assert "args: -m coverage run -m pytest --durations=15 -m not model and not site tests" in out
     # both streams passed: their coverage data are combined, then reported against the floor
     assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
-    assert out.index("===== tests (") < out.index("args: -m coverage combine --quiet")
-    assert out.index("===== pages (") < out.index("args: -m coverage combine --quiet")
-    nbval = next(line for line in log(tmp_path, "pages").splitlines() if "--nbval" in line)
+    assert out.index("===== model (") < out.index("args: -m coverage combine --quiet")
+    assert out.index("===== notebooks (") < out.index("args: -m coverage combine --quiet")
+    nbval = next(line for line in out.splitlines() if "--nbval" in line)
     assert "notebooks" in nbval
     lines = out.splitlines()
     after_nbval = lines[lines.index(nbval) + 1]
     assert after_nbval == "threads: 1/1 capability: default"
     assert out.count("threads: 1/1") == 5  # three test runs, then combine and report
+    assert (tmp_path / ".test-logs" / "model.log").is_file()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("fail_on", "stream"),
-    [("-m model and", "tests"), ("-m not model", "tests"), ("--nbval", "pages")],
+    [("-m model and", "model"), ("-m not model", "notebooks"), ("--nbval", "notebooks")],
 )
 def test_a_failure_in_either_stream_fails_the_run_and_is_printed(tmp_path, fail_on, stream):
     done = run_streams(tmp_path, fail_on=fail_on)
     assert done.returncode == 1
     assert f"[{stream}: exit 1 after" in done.stdout
-    assert "===== tests (" in done.stdout and "===== pages (" in done.stdout
-    other = "pages" if stream == "tests" else "tests"
+    assert "===== model (" in done.stdout and "===== notebooks (" in done.stdout
+    other = "notebooks" if stream == "model" else "model"
     assert f"[{other}: exit 0 after" in done.stdout
-    # every step still ran: a failure does not hide the ones after it
-    assert "-m not model" in log(tmp_path, "tests") and "--nbval" in log(tmp_path, "pages")
+    if fail_on == "-m not model":  # the fast tests failed: nbval is not run
+        assert "--nbval" not in done.stdout
     assert "coverage combine" not in done.stdout  # a failed stream is not reported on
 
 
@@ -88,25 +80,23 @@ def test_a_failure_in_either_stream_fails_the_run_and_is_printed(tmp_path, fail_
 def test_a_coverage_report_under_the_floor_fails_the_run(tmp_path):
     done = run_streams(tmp_path, fail_on="coverage report")
     assert done.returncode == 1
-    assert "[tests: exit 0 after" in done.stdout and "[pages: exit 0 after" in done.stdout
+    assert "[model: exit 0 after" in done.stdout and "[notebooks: exit 0 after" in done.stdout
     assert "args: -m coverage report" in done.stdout
 
 
 @pytest.mark.slow
-def test_the_pages_then_the_static_checks_then_nbval_in_the_pages_stream(tmp_path):
-    done = run_streams(tmp_path, fail_on="no such argument", lint="echo linting", pages="echo executing pages")
-    pages = log(tmp_path, "pages")
-    assert done.returncode == 0
-    assert pages.index("executing pages") < pages.index("linting") < pages.index("--nbval")
-    tests = log(tmp_path, "tests")
-    assert "linting" not in tests and "executing pages" not in tests
-    assert tests.count("lint: unset pages: unset") == 2  # the tests never inherit them
-    assert pages.count("lint: unset pages: unset") == 1  # nor does nbval
+def test_the_static_checks_come_first_in_the_notebooks_stream_and_a_failure_stops_it(tmp_path):
+    done = run_streams(tmp_path, fail_on="no such argument", lint="echo linting")
+    notebooks = (tmp_path / ".test-logs" / "notebooks.log").read_text()
+    assert done.returncode == 0 and notebooks.index("linting") < notebooks.index("args: -m coverage run")
+    model = (tmp_path / ".test-logs" / "model.log").read_text()
+    assert "linting" not in model and "lint: unset" in model
+    assert "lint: echo linting" not in notebooks  # the tests after the checks do not inherit it
+    assert notebooks.count("lint: unset") == 2
     (tmp_path / "again").mkdir()
-    failed = run_streams(tmp_path / "again", fail_on="no such argument", lint="false", pages="false")
-    assert failed.returncode == 1 and "[pages: exit 1 after" in failed.stdout
-    assert "--nbval" in log(tmp_path / "again", "pages")  # nbval still ran, and reported
-    assert "[tests: exit 0 after" in failed.stdout
+    failed = run_streams(tmp_path / "again", fail_on="no such argument", lint="false")
+    assert failed.returncode == 1 and "[notebooks: exit 1 after" in failed.stdout
+    assert "-m not model" not in (tmp_path / "again" / ".test-logs" / "notebooks.log").read_text()
 
 
 SIDE = ROOT / "scripts" / "side_by_side.sh"
