@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalcore.errors import InvalidInputError
 from evalcore.protocol.ledger import ledger_record
 from evalcore.protocol.ledger import summarize_ledger as summarize
 from evalcore.records.typed import OfficialSample, RunRecord
@@ -32,11 +33,23 @@ def item_list_problem(declared: Any, present: list[int]) -> str:
         >>> from evalcore.audit.recount import item_list_problem
         >>> print(item_list_problem([1, 2, 3], [1, 2, 4]))
         the items listed (3) are not the protocol's item_ids (missing: [3]; extra: [4])
+        >>> print(item_list_problem([1, 2], [1, 2, 2]))
+        the record has 3 items for the protocol's 2 item_ids: an id repeats
+        >>> try:
+        ...     item_list_problem([1, 2], [1, 2])
+        ... except Exception as error:
+        ...     print(f"{type(error).__name__}: {error}")
+        InvalidInputError: the items are the protocol's item_ids, in its order: ...
     """
     if not isinstance(declared, list):
         return f"the protocol lists no item_ids (found {declared!r}); the record has {len(present)} items"
     missing = [i for i in declared if i not in present]
     extra = [i for i in present if i not in declared]
+    if declared == present:
+        raise InvalidInputError("the items are the protocol's item_ids, in its order: nothing differs")
+    if not missing and not extra and len(declared) != len(present):
+        return (f"the record has {len(present)} items for the protocol's {len(declared)} item_ids: "
+                "an id repeats")  # fmt: skip
     if not missing and not extra:
         first = next(k for k, (a, b) in enumerate(zip(declared, present, strict=False)) if a != b)
         return (f"the items are the protocol's item_ids in another order (position {first}: item {present[first]}, "
