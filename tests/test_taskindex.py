@@ -31,6 +31,16 @@ def test_the_key_covers_every_yaml_file_the_version_and_the_code(tmp_path):
     assert index_key(tmp_path, **KEY) != added  # a renamed file is another file
 
 
+def test_the_same_files_in_another_place_have_another_key(tmp_path, monkeypatch):
+    # the index records absolute paths: an index made in one clone's environment must not serve another's
+    for place in ("one", "two"):
+        (tmp_path / place / "glue").mkdir(parents=True)
+        (tmp_path / place / "glue" / "sst2.yaml").write_text("task: sst2\n")
+    assert index_key(tmp_path / "one", **KEY) != index_key(tmp_path / "two", **KEY)
+    monkeypatch.chdir(tmp_path)
+    assert index_key("one", **KEY) == index_key(tmp_path / "one", **KEY)  # a relative path is that place
+
+
 @pytest.mark.slow
 def test_the_kept_index_is_lm_evals_own_entry_for_entry_and_is_read_back(tmp_path):
     from lm_eval.tasks import TaskManager
@@ -41,8 +51,19 @@ def test_the_kept_index_is_lm_evals_own_entry_for_entry_and_is_read_back(tmp_pat
     [kept] = (tmp_path / "lm-eval-task-index").glob("*.json")
     assert json.loads(kept.read_text(encoding="utf-8")) == index
     # the kept file is what a second call returns: a doctored one shows through (nothing is indexed again)
-    kept.write_text(json.dumps({"sst2": {"type": "task", "yaml_path": "doctored"}}), encoding="utf-8")
-    assert default_index(tmp_path) == {"sst2": {"type": "task", "yaml_path": "doctored"}}
+    doctored = {"sst2": {"type": "task", "yaml_path": tasks_folder() + "doctored.yaml"}}
+    kept.write_text(json.dumps(doctored), encoding="utf-8")
+    assert default_index(tmp_path) == doctored
+    # an index that names files in another place (made there, copied here) is made again, and replaced
+    elsewhere = {
+        name: {**entry, "yaml_path": entry["yaml_path"].replace("/lm_eval/", "/elsewhere/lm_eval/")}
+        if isinstance(entry.get("yaml_path"), str)
+        else entry
+        for name, entry in index.items()
+    }
+    kept.write_text(json.dumps(elsewhere), encoding="utf-8")
+    assert list(default_index(tmp_path).items()) == list(fresh.items())
+    assert json.loads(kept.read_text(encoding="utf-8")) == index
     # a kept file that is not whole is made again, and replaced
     kept.write_text('{"sst2": {"type"', encoding="utf-8")
     assert list(default_index(tmp_path).items()) == list(fresh.items())

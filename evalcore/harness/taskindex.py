@@ -7,9 +7,11 @@ its file is. That takes seconds, in every process that makes one: each page of t
 each notebook, each command that runs the harness. The index is a function of those files
 alone, so :func:`default_index` computes it once with lm-eval's own indexing code and keeps
 it in the evalbook cache (beside the converted models), under a key that covers what the
-index is made from: lm-eval's version, the source of its indexing module, and every YAML
-file's path and bytes. Another lm-eval, an edited or added task file, or other indexing code
-gives another key, so the index is made again; nothing is ever matched by date.
+index is made from: lm-eval's version, the source of its indexing module, the folder's
+absolute path (the index records where each file is) and every YAML file's path and bytes.
+Another lm-eval, an edited or added task file, other indexing code or the same environment
+in another place gives another key, so the index is made again; nothing is ever matched by
+date. A kept index that names a file outside the folder is made again too.
 
 :func:`indexed_task_manager` is lm-eval's ``TaskManager`` with that index for its own tasks;
 the folders of ``include_path`` are indexed by lm-eval's code as usual, and merged the way
@@ -57,10 +59,12 @@ def tasks_folder() -> str:
 
 
 def index_key(folder: str | os.PathLike[str], *, version: str, code: bytes) -> str:
-    """SHA-256 over what an index of ``folder`` is made from: the version, the code, each YAML file.
+    """SHA-256 over what an index of ``folder`` is made from: version, code, place, each YAML file.
 
-    Each ``*.yaml`` file under ``folder`` counts with its path relative to ``folder`` and its
-    bytes, in the order lm-eval walks them (folders and files sorted).
+    The folder counts with its absolute path, because the index records each file's
+    absolute path: a copy of the same files elsewhere (another clone, another environment)
+    has another index. Each ``*.yaml`` file under ``folder`` counts with its path relative
+    to ``folder`` and its bytes, in the order lm-eval walks them (folders and files sorted).
 
     Examples:
         >>> import tempfile
@@ -75,9 +79,9 @@ def index_key(folder: str | os.PathLike[str], *, version: str, code: bytes) -> s
         >>> one == index_key(folder, version="0.4.9.2", code=b"code")
         False
     """
+    top = Path(os.path.abspath(folder))
     digest = hashlib.sha256()
-    digest.update(json.dumps([version, hashlib.sha256(code).hexdigest()]).encode())
-    top = Path(folder)
+    digest.update(json.dumps([version, hashlib.sha256(code).hexdigest(), top.as_posix()]).encode())
     for root, dirs, files in os.walk(top):
         dirs.sort()
         for name in sorted(files):
@@ -98,13 +102,32 @@ def _fresh_index(folder: str) -> dict[str, Any]:
         return dict(manager._get_task_and_group(folder))
 
 
+def _foreign_paths(index: dict[str, Any], folder: str) -> list[str]:
+    """The entries of ``index`` whose task file is not under ``folder`` (or that are not entries).
+
+    Examples:
+        >>> from evalcore.harness.taskindex import _foreign_paths
+        >>> index = {"a": {"type": "task", "yaml_path": "/env/tasks/a.yaml"},
+        ...          "g": {"type": "tag", "yaml_path": -1}}
+        >>> _foreign_paths(index, "/env/tasks/"), _foreign_paths(index, "/other/tasks/")
+        ([], ['a'])
+    """
+    return [
+        name
+        for name, entry in index.items()
+        if not isinstance(entry, dict)
+        or (isinstance(entry.get("yaml_path"), str) and not entry["yaml_path"].startswith(folder))
+    ]
+
+
 @needs_run_extra
 def default_index(cache: Path | None = None) -> dict[str, Any]:
     """lm-eval's index of its own tasks: kept in ``cache`` (default: the evalbook cache) under its key.
 
     Made by lm-eval's own code when no index is kept under the current key, then written
     atomically (a temporary file, then a rename), so processes that make it at once never
-    read half a file. A kept file that is not a JSON object is made again.
+    read half a file. A kept file that is not a JSON object, or that names a task file
+    outside lm-eval's task folder (an index made for another place), is made again.
 
     Examples:
         >>> import tempfile
@@ -123,7 +146,7 @@ def default_index(cache: Path | None = None) -> dict[str, Any]:
     kept = (cache or cache_root()) / FOLDER / f"{key}.json"
     try:
         index = json.loads(kept.read_text(encoding="utf-8"))
-        if isinstance(index, dict):
+        if isinstance(index, dict) and not _foreign_paths(index, folder):
             return index
     except (OSError, ValueError):
         pass  # not kept yet, or not whole: made again below
