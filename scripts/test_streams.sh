@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# The test half of `make test`, as two streams on the two cores instead of one after the other:
+# The test half of `make test`, on the two cores at once instead of one thing after another.
+# Two streams start side by side, each with a head of its own:
 #
 #   model:     the real-model tests (pytest -m "model and not site");
-#   notebooks: the static checks when LINT names them (make test: LINT="make lint"), the
-#              fast tests (no model), then nbval on the stored notebooks under the second
-#              arithmetic. The model stream is the longer one, so the checks cost no wait.
+#   notebooks: the static checks when LINT names them (make test: LINT="make lint").
+#
+# Then each takes what is left from one shared list, in the order written (longest first), until
+# none is left: the fast tests (no model, not marked slow), the slow ones, and nbval on each
+# stored notebook under the second arithmetic. A stream claims a task by making its folder in
+# .test-logs/claims (mkdir is atomic), so each task runs once, on whichever core is free first:
+# neither core waits while the other still has work. A failed task fails its stream; the stream
+# goes on with the list, so one run reports every failure.
 #
 # Both pytest runs of the package's tests list their 15 slowest tests (--durations) and are
-# measured by coverage.py (pyproject.toml's
-# [tool.coverage]); when both streams pass, their data are combined and the report fails
-# under the floor written there.
+# measured by coverage.py (pyproject.toml's [tool.coverage]); when both streams pass, their
+# data are combined and the report fails under the floor written there.
 #
 # Each stream gets one thread (OMP_NUM_THREADS=1, MKL_NUM_THREADS=1), so the two ask for
 # two threads on two cores; with torch's default of one thread per core they would ask for
@@ -17,6 +22,13 @@
 # (evalcore.audit.machine.arithmetic records the thread count), so every re-check in these
 # streams is judged by the tolerance, as on another machine; the book build that follows
 # executes the pages natively.
+#
+# The pinned-arithmetic tests start children with two threads (PINNED_THREADS) while the other
+# stream keeps a core busy. OpenMP's default is to spin while it waits at a barrier, so one of
+# the two threads spins for the core its partner needs: a pinned re-run measured 107 s beside a
+# busy core against 28 s alone. OMP_WAIT_POLICY=PASSIVE makes a waiting thread sleep (43 s
+# beside a busy core, 30 s alone); it changes how threads wait, not how a sum is split, so the
+# pinned digest is the same bits (tests/test_pinned.py checks it exactly).
 #
 # The streams run through scripts/side_by_side.sh: each writes its own log in .test-logs/,
 # printed whole as soon as its stream ends. Exit status 1 if either stream failed.
@@ -28,30 +40,69 @@ BIN=${1:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
 SECOND=${2:?usage: test_streams.sh BIN_DIR SECOND_ARITHMETIC}
 LINT=${LINT:-}
 LOGS=.test-logs
+CLAIMS=$LOGS/claims
 mkdir -p "$LOGS"
-rm -f "$LOGS"/coverage "$LOGS"/coverage.*  # this run's data only
-export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+rm -rf "$LOGS"/coverage "$LOGS"/coverage.* "$CLAIMS"  # this run's data and claims only
+mkdir "$CLAIMS"
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 # The Node.js cross-check of the canonical JSON runs here, never skipped (tests/test_jcs_check.py).
 export EVALBOOK_REQUIRE_NODE=1
 
+# The shared list, longest first (the nbval notebooks by their execution times on the pages).
+TASKS="fast_tests
+slow_tests
+nbval doc-id-bug
+nbval official-run
+nbval scoring-by-hand
+nbval reading-the-task"
+
+fast_tests() {
+  "$BIN/python" -m coverage run -m pytest --durations=15 -m "not model and not site and not slow" tests
+}
+
+slow_tests() {
+  "$BIN/python" -m coverage run -m pytest --durations=15 -m "slow and not model and not site" tests
+}
+
+nbval() {
+  # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
+  env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
+    --nbval-cell-timeout=600 "notebooks/$1.ipynb"
+}
+
+take_tasks() {  # $1: this stream's name
+  local task number=0 status=0
+  while IFS= read -r task; do
+    number=$((number + 1))
+    if mkdir "$CLAIMS/$number" 2>/dev/null; then
+      echo "[$1 takes: $task]"
+      $task || status=1  # a function name and its argument
+    fi
+  done <<<"$TASKS"
+  return $status
+}
+
 stream_model() {
   unset LINT  # the static checks belong to the other stream
-  "$BIN/python" -m coverage run -m pytest --durations=15 -m "model and not site" tests
+  local status=0
+  "$BIN/python" -m coverage run -m pytest --durations=15 -m "model and not site" tests || status=1
+  take_tasks model || status=1
+  return $status
 }
 
 stream_notebooks() {
-  if [ -n "$LINT" ]; then $LINT || return 1; fi
+  local status=0
+  if [ -n "$LINT" ]; then $LINT || status=1; fi
   unset LINT  # the tests below start this script themselves, without it
-  "$BIN/python" -m coverage run -m pytest --durations=15 -m "not model and not site" tests || return 1
-  # shellcheck disable=SC2086  # SECOND is a list of NAME=value words
-  env $SECOND "$BIN/python" -m pytest --nbval --nbval-sanitize-with notebooks/sanitize.cfg \
-    --nbval-cell-timeout=600 notebooks
+  take_tasks notebooks || status=1
+  return $status
 }
 
-export BIN SECOND LINT
-export -f stream_model stream_notebooks
+export BIN SECOND LINT CLAIMS TASKS
+export -f stream_model stream_notebooks take_tasks fast_tests slow_tests nbval
 bash "$(dirname "$0")/side_by_side.sh" model stream_model notebooks stream_notebooks
 failed=$?
+rm -rf "$CLAIMS"
 if ((failed == 0)); then
   "$BIN/python" -m coverage combine --quiet && "$BIN/python" -m coverage report || failed=1
 fi

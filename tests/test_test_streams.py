@@ -1,4 +1,4 @@
-"""scripts/test_streams.sh: both streams run, each log is printed, and a failure in either fails the run.
+"""scripts/test_streams.sh: every task runs once, on whichever stream is free; each log is printed; a failure fails.
 
 A stand-in ``python`` records its arguments and environment instead of running pytest.
 """
@@ -14,22 +14,30 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "test_streams.sh"
 FAKE_PYTHON = """#!/usr/bin/env bash
+case "$*" in *"$SLOW_ON"*) sleep 3 ;; esac
 echo "args: $*"
 echo "threads: $OMP_NUM_THREADS/$MKL_NUM_THREADS capability: ${ATEN_CPU_CAPABILITY:-native}"
-echo "lint: ${LINT-unset}"
+echo "wait: ${OMP_WAIT_POLICY:-unset} lint: ${LINT-unset}"
 case "$*" in *"$FAIL_ON"*) exit 1 ;; esac
 """
+MODEL = "args: -m coverage run -m pytest --durations=15 -m model and not site tests"
+TASKS = {
+    "fast": "args: -m coverage run -m pytest --durations=15 -m not model and not site and not slow tests",
+    "slow": "args: -m coverage run -m pytest --durations=15 -m slow and not model and not site tests",
+    **{name: f"notebooks/{name}.ipynb" for name in ("doc-id-bug", "official-run", "scoring-by-hand",
+                                                   "reading-the-task")},
+}  # fmt: skip
 
 
-def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None) -> subprocess.CompletedProcess:
+def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None, slow_on: str = "no such argument"):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "python"
     fake.write_text(FAKE_PYTHON, encoding="utf-8")
     fake.chmod(0o755)
-    env = {**os.environ, "FAIL_ON": fail_on}
-    env.pop("ATEN_CPU_CAPABILITY", None)
-    env.pop("LINT", None)  # make test's own (this test may run inside its notebooks stream)
+    env = {**os.environ, "FAIL_ON": fail_on, "SLOW_ON": slow_on}
+    for name in ("ATEN_CPU_CAPABILITY", "OMP_WAIT_POLICY", "LINT"):  # make test's own, when run inside it
+        env.pop(name, None)
     if lint is not None:
         env["LINT"] = lint
     return subprocess.run(
@@ -38,41 +46,76 @@ def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None) -> subpro
     )  # fmt: skip
 
 
+def logs(tmp_path: Path) -> tuple[str, str]:
+    return tuple((tmp_path / ".test-logs" / f"{name}.log").read_text() for name in ("model", "notebooks"))
+
+
+def where(tmp_path: Path) -> dict[str, str]:
+    """Which stream ran each task (asserting that exactly one did)."""
+    model, notebooks = logs(tmp_path)
+    found = {}
+    for task, mark in TASKS.items():
+        runs = {"model": model.count(mark), "notebooks": notebooks.count(mark)}
+        assert sum(runs.values()) == 1, (task, runs)
+        found[task] = next(stream for stream, n in runs.items() if n)
+    return found
+
+
 @pytest.mark.slow
-def test_both_streams_run_with_one_thread_and_nbval_under_the_second_arithmetic(tmp_path):
+def test_every_task_runs_once_with_one_thread_and_nbval_under_the_second_arithmetic(tmp_path):
     done = run_streams(tmp_path, fail_on="no such argument")
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "===== model (" in out and "===== notebooks (" in out
-    assert "args: -m coverage run -m pytest --durations=15 -m model and not site tests" in out
-    assert "args: -m coverage run -m pytest --durations=15 -m not model and not site tests" in out
+    model, notebooks = logs(tmp_path)
+    assert model.index(MODEL) == model.index("args: ") and MODEL not in notebooks  # the model tests come first
+    where(tmp_path)  # each of the six tasks ran exactly once
+    for name in ("doc-id-bug", "official-run", "scoring-by-hand", "reading-the-task"):
+        line = next(x for x in (model + notebooks).splitlines() if x.endswith(f"notebooks/{name}.ipynb"))
+        assert "--nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600" in line
+    lines = (model + notebooks).splitlines()
+    after = [lines[i + 1] for i, x in enumerate(lines) if "--nbval" in x]
+    assert after == ["threads: 1/1 capability: default"] * 4
+    assert (model + notebooks).count("threads: 1/1 capability: native") == 3  # the package's three pytest runs
+    assert out.count("wait: PASSIVE") == 9  # every run, with the combine and the report below
     # both streams passed: their coverage data are combined, then reported against the floor
     assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
     assert out.index("===== model (") < out.index("args: -m coverage combine --quiet")
     assert out.index("===== notebooks (") < out.index("args: -m coverage combine --quiet")
-    nbval = next(line for line in out.splitlines() if "--nbval" in line)
-    assert "notebooks" in nbval
-    lines = out.splitlines()
-    after_nbval = lines[lines.index(nbval) + 1]
-    assert after_nbval == "threads: 1/1 capability: default"
-    assert out.count("threads: 1/1") == 5  # three test runs, then combine and report
-    assert (tmp_path / ".test-logs" / "model.log").is_file()
+    assert not (tmp_path / ".test-logs" / "claims").exists()  # the claims go with the run
+
+
+@pytest.mark.slow
+def test_the_stream_that_is_free_first_takes_the_work(tmp_path):
+    # slow static checks: the model stream finishes its tests first and takes every task
+    (tmp_path / "a").mkdir()
+    done = run_streams(tmp_path / "a", fail_on="none", lint="sleep 4")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(where(tmp_path / "a").values()) == {"model"}
+    # slow model tests: the notebooks stream takes every task
+    (tmp_path / "b").mkdir()
+    assert run_streams(tmp_path / "b", fail_on="none", slow_on="-m model and").returncode == 0
+    assert set(where(tmp_path / "b").values()) == {"notebooks"}
+    # a long first task, taken by either stream: the other takes the rest meanwhile
+    (tmp_path / "c").mkdir()
+    assert run_streams(tmp_path / "c", fail_on="none", slow_on="and not slow tests").returncode == 0
+    found = where(tmp_path / "c")
+    assert {found[t] for t in TASKS if t != "fast"} == {"model", "notebooks"} - {found["fast"]}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("fail_on", "stream"),
-    [("-m model and", "model"), ("-m not model", "notebooks"), ("--nbval", "notebooks")],
-)
-def test_a_failure_in_either_stream_fails_the_run_and_is_printed(tmp_path, fail_on, stream):
+    ("fail_on", "task"),
+    [("-m model and", None), ("and not slow tests", "fast"), ("-m slow and", "slow"),
+     ("official-run.ipynb", "official-run")],
+)  # fmt: skip
+def test_a_failure_fails_its_stream_and_the_run_and_every_other_task_still_runs(tmp_path, fail_on, task):
     done = run_streams(tmp_path, fail_on=fail_on)
     assert done.returncode == 1
+    stream = "model" if task is None else where(tmp_path)[task]
     assert f"[{stream}: exit 1 after" in done.stdout
-    assert "===== model (" in done.stdout and "===== notebooks (" in done.stdout
     other = "notebooks" if stream == "model" else "model"
     assert f"[{other}: exit 0 after" in done.stdout
-    if fail_on == "-m not model":  # the fast tests failed: nbval is not run
-        assert "--nbval" not in done.stdout
     assert "coverage combine" not in done.stdout  # a failed stream is not reported on
 
 
@@ -85,18 +128,15 @@ def test_a_coverage_report_under_the_floor_fails_the_run(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_static_checks_come_first_in_the_notebooks_stream_and_a_failure_stops_it(tmp_path):
+def test_the_static_checks_come_first_in_the_notebooks_stream_and_their_failure_fails_it(tmp_path):
     done = run_streams(tmp_path, fail_on="no such argument", lint="echo linting")
-    notebooks = (tmp_path / ".test-logs" / "notebooks.log").read_text()
-    assert done.returncode == 0 and notebooks.index("linting") < notebooks.index("args: -m coverage run")
-    model = (tmp_path / ".test-logs" / "model.log").read_text()
-    assert "linting" not in model and "lint: unset" in model
-    assert "lint: echo linting" not in notebooks  # the tests after the checks do not inherit it
-    assert notebooks.count("lint: unset") == 2
+    model, notebooks = logs(tmp_path)
+    assert done.returncode == 0 and notebooks.index("linting") < notebooks.index("args: ")
+    assert "linting" not in model and "lint: echo linting" not in model + notebooks  # the tests do not inherit it
     (tmp_path / "again").mkdir()
     failed = run_streams(tmp_path / "again", fail_on="no such argument", lint="false")
     assert failed.returncode == 1 and "[notebooks: exit 1 after" in failed.stdout
-    assert "-m not model" not in (tmp_path / "again" / ".test-logs" / "notebooks.log").read_text()
+    where(tmp_path / "again")  # the tests still ran, once each
 
 
 SIDE = ROOT / "scripts" / "side_by_side.sh"
