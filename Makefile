@@ -178,10 +178,10 @@ font:
 
 # The tests run as two one-thread streams side by side (scripts/test_streams.sh): one starts
 # with the real-model tests, the other with the static checks (make lint); then each takes what
-# is left from one list, whichever is free first: the fast tests, the slow ones, and nbval on
-# each notebook under the second arithmetic. Then the book is built from scratch, natively (both editions side by
-# side), the Chinese catalogues are checked against a fresh extraction, and the built site
-# is checked in Chromium, two pages at a time.
+# is left from one list, whichever is free first: the tests without the model, then nbval on
+# each notebook under the second arithmetic. Then the book is built from scratch, natively
+# (both editions side by side), the Chinese catalogues are checked against a fresh
+# extraction, and the built site is checked in Chromium, two pages at a time.
 # Each notebook executes once per arithmetic: nbval (second), the book build (native).
 test: python-check browser data setup
 	LINT="$(MAKE) --no-print-directory lint" bash scripts/test_streams.sh $(BIN) "$(SECOND_ARITHMETIC)"

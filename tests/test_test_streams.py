@@ -22,8 +22,7 @@ case "$*" in *"$FAIL_ON"*) exit 1 ;; esac
 """
 MODEL = "args: -m coverage run -m pytest --durations=15 -m model and not site tests"
 TASKS = {
-    "fast": "args: -m coverage run -m pytest --durations=15 -m not model and not site and not slow tests",
-    "slow": "args: -m coverage run -m pytest --durations=15 -m slow and not model and not site tests",
+    "fast": "args: -m coverage run -m pytest --durations=15 -m not model and not site tests",
     **{name: f"notebooks/{name}.ipynb" for name in ("doc-id-bug", "official-run", "scoring-by-hand",
                                                    "reading-the-task")},
 }  # fmt: skip
@@ -69,15 +68,15 @@ def test_every_task_runs_once_with_one_thread_and_nbval_under_the_second_arithme
     assert "===== model (" in out and "===== notebooks (" in out
     model, notebooks = logs(tmp_path)
     assert model.index(MODEL) == model.index("args: ") and MODEL not in notebooks  # the model tests come first
-    where(tmp_path)  # each of the six tasks ran exactly once
+    where(tmp_path)  # each of the five tasks ran exactly once
     for name in ("doc-id-bug", "official-run", "scoring-by-hand", "reading-the-task"):
         line = next(x for x in (model + notebooks).splitlines() if x.endswith(f"notebooks/{name}.ipynb"))
         assert "--nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=600" in line
     lines = (model + notebooks).splitlines()
     after = [lines[i + 1] for i, x in enumerate(lines) if "--nbval" in x]
     assert after == ["threads: 1/1 capability: default"] * 4
-    assert (model + notebooks).count("threads: 1/1 capability: native") == 3  # the package's three pytest runs
-    assert out.count("wait: PASSIVE") == 9  # every run, with the combine and the report below
+    assert (model + notebooks).count("threads: 1/1 capability: native") == 2  # the package's two pytest runs
+    assert out.count("wait: PASSIVE") == 8  # every run, with the combine and the report below
     # both streams passed: their coverage data are combined, then reported against the floor
     assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
     assert out.index("===== model (") < out.index("args: -m coverage combine --quiet")
@@ -98,7 +97,7 @@ def test_the_stream_that_is_free_first_takes_the_work(tmp_path):
     assert set(where(tmp_path / "b").values()) == {"notebooks"}
     # a long first task, taken by either stream: the other takes the rest meanwhile
     (tmp_path / "c").mkdir()
-    assert run_streams(tmp_path / "c", fail_on="none", slow_on="and not slow tests").returncode == 0
+    assert run_streams(tmp_path / "c", fail_on="none", slow_on="-m not model").returncode == 0
     found = where(tmp_path / "c")
     assert {found[t] for t in TASKS if t != "fast"} == {"model", "notebooks"} - {found["fast"]}
 
@@ -106,8 +105,7 @@ def test_the_stream_that_is_free_first_takes_the_work(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("fail_on", "task"),
-    [("-m model and", None), ("and not slow tests", "fast"), ("-m slow and", "slow"),
-     ("official-run.ipynb", "official-run")],
+    [("-m model and", None), ("-m not model", "fast"), ("official-run.ipynb", "official-run")],
 )  # fmt: skip
 def test_a_failure_fails_its_stream_and_the_run_and_every_other_task_still_runs(tmp_path, fail_on, task):
     done = run_streams(tmp_path, fail_on=fail_on)
