@@ -7,9 +7,9 @@
 #
 # Then each takes what is left from one shared list, in the order written (longest first), until
 # none is left: the tests without the model, then nbval on each stored notebook under the second
-# arithmetic. A stream claims a task by making its folder in
-# .test-logs/claims (mkdir is atomic), so each task runs once, on whichever core is free first:
-# neither core waits while the other still has work. A failed task fails its stream; the stream
+# arithmetic (tests/test_test_streams.py checks that the list names every notebook). A stream
+# claims a task by making its folder in .test-logs/claims (mkdir is atomic), so each task runs
+# once, on whichever core is free first: neither core waits while the other still has work. A failed task fails its stream; the stream
 # goes on with the list, so one run reports every failure.
 #
 # Both pytest runs of the package's tests list their 15 slowest tests (--durations) and are

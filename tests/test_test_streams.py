@@ -28,6 +28,15 @@ TASKS = {
 }  # fmt: skip
 
 
+def test_the_shared_list_runs_nbval_on_every_stored_notebook_once():
+    script = SCRIPT.read_text(encoding="utf-8")
+    listed = script.split('TASKS="', 1)[1].split('"', 1)[0].splitlines()
+    notebooks = [task.removeprefix("nbval ") for task in listed if task.startswith("nbval ")]
+    assert listed == ["fast_tests"] + [f"nbval {name}" for name in notebooks]
+    stored = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(notebooks) == stored and len(set(notebooks)) == len(notebooks)
+
+
 def run_streams(tmp_path: Path, fail_on: str, lint: str | None = None, slow_on: str = "no such argument"):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
