@@ -252,3 +252,34 @@ def test_the_watch_counts_every_signal_and_raises_none_once_stopping():
         with pytest.raises(KeyboardInterrupt, match="stopped by SIGTERM"):
             watch.check()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, monkeypatch):
+    # A KeyboardInterrupt raised inside PyTorch's import aborted a run (exit -6): the watch lets the import
+    # end, then raises. The module below stops its own import halfway, as Ctrl-C would.
+    import signal
+    import sys
+    import time
+
+    from evalcore.workflow.interrupt import signal_watch
+
+    for name in ("stopped_import_a", "stopped_import_b"):
+        (tmp_path / f"{name}.py").write_text("import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGINT)\n"
+                                             "FINISHED = True\n")  # fmt: skip
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with signal_watch() as watch:
+        with pytest.raises(KeyboardInterrupt, match="stopped by SIGINT"):
+            import stopped_import_a  # noqa: F401
+
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # the signal comes back within RETRY_S and is raised here
+                time.sleep(0.01)
+        assert sys.modules["stopped_import_a"].FINISHED  # the import ran to its end
+        assert (watch.count, watch.name) == (1, "SIGINT (Ctrl-C)")  # the repeat is not a second stop
+    # a watch that ends before the repeat: the signal stays noted, and nothing is raised outside the watch
+    with signal_watch() as watch:
+        import stopped_import_b  # noqa: F401
+    time.sleep(0.3)
+    assert watch.fired and watch.count == 1 and sys.modules["stopped_import_b"].FINISHED
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -12,24 +12,53 @@ record (:meth:`SignalWatch.check`), and the run's claim and the command's exit s
 decided by the note, whatever exception reaches them. Once the run has begun to stop
 (:meth:`SignalWatch.stop`), further signals are counted and nothing more is raised, so
 the cleanup that marks the claim ``interrupted`` is not itself interrupted.
+
+A signal that arrives while a module is being imported is noted at once but raised only
+once the import is over: PyTorch's import runs Python from C++ code that cannot pass an
+exception on, and a ``KeyboardInterrupt`` raised there aborted the process (exit -6,
+``terminate called after throwing an instance of 'pybind11::error_already_set'``; seen
+with Ctrl-C two seconds into a run on a busy machine). The watch sends the signal to the
+process again every :data:`RETRY_S` seconds until it lands outside any import.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EXIT_BY_SIGNAL", "SIGNAL_NAMES", "SignalWatch", "signal_watch"]
+__all__ = ["EXIT_BY_SIGNAL", "RETRY_S", "SIGNAL_NAMES", "SignalWatch", "inside_import", "signal_watch"]
 
 EXIT_BY_SIGNAL: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """The exit status after each watched signal: 128 + its number, as a shell reports a process it stopped."""
 
 SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
 """How messages name each watched signal."""
+
+RETRY_S = 0.05
+"""How long a signal that arrived during an import waits before it is sent again."""
+
+_IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "<frozen importlib._bootstrap_external")
+
+
+def inside_import(frame: Any) -> bool:
+    """Whether ``frame`` runs inside an import (a module's top-level code or the import machinery).
+
+    Examples:
+        >>> import sys
+        >>> from evalcore.workflow.interrupt import inside_import
+        >>> inside_import(sys._getframe())
+        False
+    """
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_IMPORT_MACHINERY):
+            return True
+        frame = frame.f_back
+    return False
 
 
 @dataclass
@@ -42,6 +71,10 @@ class SignalWatch:
     """How many arrived in all."""
     stopping: bool = False
     """Set once the run has begun to stop: later signals are counted, never raised."""
+    active: bool = True
+    """Whether the watch's handler is still installed (a signal is sent again only then)."""
+    resent: bool = False
+    """Set while the watch's own repeat of a signal that came during an import is on its way."""
 
     @property
     def fired(self) -> bool:
@@ -139,14 +172,28 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
     watched = [s for s in EXIT_BY_SIGNAL if signal.getsignal(s) != signal.SIG_IGN]
     previous: dict[int, Any] = {s: signal.getsignal(s) for s in watched}
 
+    def send_again(signum: int) -> None:
+        if watch.active and not watch.stopping:
+            watch.resent = True
+            os.kill(os.getpid(), signum)
+
     def handler(signum: int, frame: Any) -> None:
-        watch.note(signum)
-        outer = getattr(previous[signum], "evalcore_watch", None)
-        while outer is not None:  # every enclosing watch notes it too
-            outer_watch, outer = outer
-            outer_watch.note(signum)
-        if not watch.stopping:
-            raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[signum]}")
+        if watch.resent:  # the watch's own repeat: noted when it first arrived
+            watch.resent = False
+        else:
+            watch.note(signum)
+            outer = getattr(previous[signum], "evalcore_watch", None)
+            while outer is not None:  # every enclosing watch notes it too
+                outer_watch, outer = outer
+                outer_watch.note(signum)
+        if watch.stopping:
+            return
+        if inside_import(frame):  # raised once the import is over (see the module's notes)
+            timer = threading.Timer(RETRY_S, send_again, args=(signum,))
+            timer.daemon = True
+            timer.start()
+            return
+        raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[signum]}")
 
     handler.evalcore_watch = (watch, getattr(previous.get(signal.SIGINT), "evalcore_watch", None))  # type: ignore[attr-defined]
     for s in watched:
@@ -154,5 +201,6 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
     try:
         yield watch
     finally:
+        watch.active = False
         for s in watched:
             signal.signal(s, signal.SIG_IGN if ignore_after_stop and watch.stopping else previous[s])
