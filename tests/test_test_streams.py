@@ -5,6 +5,7 @@ A stand-in ``python`` records its arguments and environment instead of running p
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -20,9 +21,14 @@ echo "threads: $OMP_NUM_THREADS/$MKL_NUM_THREADS capability: ${ATEN_CPU_CAPABILI
 echo "wait: ${OMP_WAIT_POLICY:-unset} lint: ${LINT-unset}"
 case "$*" in *"$FAIL_ON"*) exit 1 ;; esac
 """
-MODEL = "args: -m coverage run -m pytest --durations=15 -m model and not site tests"
+MEASURED = "args: -m slipcover --out .test-logs/coverage-{}.json -m pytest --durations=15 -m {} tests"
+MODEL = MEASURED.format("model", "model and not site")
+MERGE = (
+    "args: -m slipcover --merge .test-logs/coverage-model.json .test-logs/coverage-fast.json "
+    "--out .test-logs/coverage.json --fail-under 95"
+)
 TASKS = {
-    "fast": "args: -m coverage run -m pytest --durations=15 -m not model and not site tests",
+    "fast": MEASURED.format("fast", "not model and not site"),
     **{name: f"notebooks/{name}.ipynb" for name in ("doc-id-bug", "official-run", "scoring-by-hand",
                                                    "reading-the-task")},
 }  # fmt: skip
@@ -85,11 +91,10 @@ def test_every_task_runs_once_with_one_thread_and_nbval_under_the_second_arithme
     after = [lines[i + 1] for i, x in enumerate(lines) if "--nbval" in x]
     assert after == ["threads: 1/1 capability: default"] * 4
     assert (model + notebooks).count("threads: 1/1 capability: native") == 2  # the package's two pytest runs
-    assert out.count("wait: PASSIVE") == 8  # every run, with the combine and the report below
-    # both streams passed: their coverage data are combined, then reported against the floor
-    assert out.index("args: -m coverage combine --quiet") < out.index("args: -m coverage report")
-    assert out.index("===== model (") < out.index("args: -m coverage combine --quiet")
-    assert out.index("===== notebooks (") < out.index("args: -m coverage combine --quiet")
+    assert out.count("wait: PASSIVE") == 7  # every run, with the merge below
+    # both streams passed: their coverage data are merged and held to the floor
+    assert out.count(MERGE) == 1
+    assert out.index("===== model (") < out.index(MERGE) and out.index("===== notebooks (") < out.index(MERGE)
     assert not (tmp_path / ".test-logs" / "claims").exists()  # the claims go with the run
 
 
@@ -123,15 +128,53 @@ def test_a_failure_fails_its_stream_and_the_run_and_every_other_task_still_runs(
     assert f"[{stream}: exit 1 after" in done.stdout
     other = "notebooks" if stream == "model" else "model"
     assert f"[{other}: exit 0 after" in done.stdout
-    assert "coverage combine" not in done.stdout  # a failed stream is not reported on
+    assert "--merge" not in done.stdout  # a failed stream is not reported on
 
 
 @pytest.mark.slow
-def test_a_coverage_report_under_the_floor_fails_the_run(tmp_path):
-    done = run_streams(tmp_path, fail_on="coverage report")
+def test_a_coverage_merge_under_the_floor_fails_the_run(tmp_path):
+    done = run_streams(tmp_path, fail_on="--merge")
     assert done.returncode == 1
     assert "[model: exit 0 after" in done.stdout and "[notebooks: exit 0 after" in done.stdout
-    assert "args: -m coverage report" in done.stdout
+    assert MERGE in done.stdout and "line coverage is under 95 %" in done.stderr
+
+
+@pytest.mark.slow
+def test_slipcover_measures_each_stream_and_the_merge_alone_meets_the_floor(tmp_path):
+    # The real tool on a package of two functions, one per test file, as the script calls it: with
+    # the repository's [tool.slipcover] and pytest warning filters (an error without the slipcover one).
+    import sys
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    warnings = project["tool"]["pytest"]["ini_options"]["filterwarnings"]
+    assert project["tool"]["slipcover"]["source"] == "evalcore"
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.slipcover]\nsource = "pkg"\nformat = "json"\n'
+        f"[tool.pytest.ini_options]\nfilterwarnings = {warnings!r}\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "def f(x):\n    y = x + 1\n    return y\n\n\ndef g(x):\n    y = x * 2\n    return y\n", encoding="utf-8"
+    )
+    for name, call in (("fast", "f(1) == 2"), ("model", "g(2) == 4")):
+        (tmp_path / f"test_{name}.py").write_text(f"from pkg import f, g\n\n\ndef test_it():\n    assert {call}\n")
+
+    # as make test starts it: not inside an xdist worker or another SlipCover run (whose plugin reads these)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST_", "SLIPCOVER_"))}
+
+    def slipcover(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "slipcover", *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120, check=False)  # fmt: skip
+
+    for name in ("fast", "model"):
+        done = slipcover("--out", f"coverage-{name}.json", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                         f"test_{name}.py")  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    merged = slipcover("--merge", "coverage-model.json", "coverage-fast.json", "--out", "m.json", "--fail-under", "100")
+    assert merged.returncode == 0 and "100" in merged.stdout.splitlines()[-1], merged.stdout + merged.stderr
+    alone = slipcover("--merge", "coverage-fast.json", "coverage-fast.json", "--out", "f.json", "--fail-under", "90")
+    assert alone.returncode == 2  # one stream's lines alone: under the floor, and the run fails
+    assert 0 < json.loads((tmp_path / "f.json").read_text())["summary"]["percent_covered"] < 90
 
 
 @pytest.mark.slow
