@@ -256,16 +256,23 @@ def test_the_watch_counts_every_signal_and_raises_none_once_stopping():
 
 def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, monkeypatch):
     # A KeyboardInterrupt raised inside PyTorch's import aborted a run (exit -6): the watch lets the import
-    # end, then raises. The module below stops its own import halfway, as Ctrl-C would.
+    # end, then raises. The modules below stop their own import halfway, as Ctrl-C would.
     import signal
     import sys
     import time
 
+    from evalcore.workflow import interrupt
     from evalcore.workflow.interrupt import signal_watch
 
-    for name in ("stopped_import_a", "stopped_import_b"):
-        (tmp_path / f"{name}.py").write_text("import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGINT)\n"
-                                             "FINISHED = True\n")  # fmt: skip
+    bodies = {
+        "stopped_import_a": "os.kill(os.getpid(), signal.SIGINT)\n",
+        "stopped_import_b": "os.kill(os.getpid(), signal.SIGINT)\n",
+        # a hung import: a second Ctrl-C after ESCALATE_S is raised where it lands
+        "stopped_import_c": "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(0.5)\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n",
+    }
+    for name, body in bodies.items():
+        (tmp_path / f"{name}.py").write_text(f"import os\nimport signal\nimport time\n\n{body}FINISHED = True\n")
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     with signal_watch() as watch:
@@ -276,10 +283,17 @@ def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, m
             while time.monotonic() < deadline:  # the signal comes back within RETRY_S and is raised here
                 time.sleep(0.01)
         assert sys.modules["stopped_import_a"].FINISHED  # the import ran to its end
-        assert (watch.count, watch.name) == (1, "SIGINT (Ctrl-C)")  # the repeat is not a second stop
-    # a watch that ends before the repeat: the signal stays noted, and nothing is raised outside the watch
+        assert (watch.count, watch.name, watch.deferred) == (1, "SIGINT (Ctrl-C)", None)  # a repeat is no new stop
+    # a block that ends before the repeat: raised as it ends, and nothing comes after it
+    with pytest.raises(KeyboardInterrupt, match="stopped by SIGINT"):
+        with signal_watch() as watch:
+            import stopped_import_b  # noqa: F401
+    assert watch.count == 1 and sys.modules["stopped_import_b"].FINISHED
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    time.sleep(0.3)  # a repeat arriving now would raise KeyboardInterrupt outside any watch
+    monkeypatch.setattr(interrupt, "ESCALATE_S", 0.3)
     with signal_watch() as watch:
-        import stopped_import_b  # noqa: F401
-    time.sleep(0.3)
-    assert watch.fired and watch.count == 1 and sys.modules["stopped_import_b"].FINISHED
+        with pytest.raises(KeyboardInterrupt, match="stopped by SIGINT"):
+            import stopped_import_c  # noqa: F401
+        assert "stopped_import_c" not in sys.modules and watch.count == 2  # stopped inside the import
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -17,21 +17,25 @@ A signal that arrives while a module is being imported is noted at once but rais
 once the import is over: PyTorch's import runs Python from C++ code that cannot pass an
 exception on, and a ``KeyboardInterrupt`` raised there aborted the process (exit -6,
 ``terminate called after throwing an instance of 'pybind11::error_already_set'``; seen
-with Ctrl-C two seconds into a run on a busy machine). The watch sends the signal to the
-process again every :data:`RETRY_S` seconds until it lands outside any import.
+with Ctrl-C two seconds into a run on a busy machine). The watch raises the signal again
+in the main thread every :data:`RETRY_S` seconds until it lands outside any import, or
+when the watch's block ends, whichever comes first. A hung import can still be stopped:
+a further signal that comes :data:`ESCALATE_S` seconds or more after the first is raised
+where it lands.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
-import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EXIT_BY_SIGNAL", "RETRY_S", "SIGNAL_NAMES", "SignalWatch", "inside_import", "signal_watch"]
+__all__ = ["ESCALATE_S", "EXIT_BY_SIGNAL", "RETRY_S", "SIGNAL_NAMES", "SignalWatch", "inside_import", "signal_watch"]
 
 EXIT_BY_SIGNAL: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """The exit status after each watched signal: 128 + its number, as a shell reports a process it stopped."""
@@ -40,9 +44,12 @@ SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM
 """How messages name each watched signal."""
 
 RETRY_S = 0.05
-"""How long a signal that arrived during an import waits before it is sent again."""
+"""How long a signal that arrived during an import waits before it is raised again."""
 
-_IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "<frozen importlib._bootstrap_external")
+ESCALATE_S = 2.0
+"""A further signal this long after a deferred one is raised even inside an import."""
+
+_IMPORT_MACHINERY = frozenset({"importlib._bootstrap", "importlib._bootstrap_external"})
 
 
 def inside_import(frame: Any) -> bool:
@@ -55,7 +62,7 @@ def inside_import(frame: Any) -> bool:
         False
     """
     while frame is not None:
-        if frame.f_code.co_filename.startswith(_IMPORT_MACHINERY):
+        if frame.f_globals.get("__name__") in _IMPORT_MACHINERY:  # frozen or not
             return True
         frame = frame.f_back
     return False
@@ -71,10 +78,18 @@ class SignalWatch:
     """How many arrived in all."""
     stopping: bool = False
     """Set once the run has begun to stop: later signals are counted, never raised."""
-    active: bool = True
-    """Whether the watch's handler is still installed (a signal is sent again only then)."""
+    active: bool = False
+    """Whether the watch's handler is installed (:func:`signal_watch` sets it for its block)."""
+    deferred: int | None = None
+    """A signal that came during an import and has not been raised yet."""
+    deferred_at: float = 0.0
+    """When it came (``time.monotonic()``)."""
     resent: bool = False
-    """Set while the watch's own repeat of a signal that came during an import is on its way."""
+    """Set while the watch's own repeat of the deferred signal is on its way."""
+    retrying: bool = False
+    """Set while a repeat is scheduled (one at a time)."""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    """Orders a repeat against the end of the block."""
 
     @property
     def fired(self) -> bool:
@@ -146,7 +161,9 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
 
     Only the main thread can set a signal handler; elsewhere the watch is inert and never
     fires. A signal that is ignored (``SIG_IGN``) when the watch begins stays ignored.
-    Watches nest: a signal is noted by every enclosing watch, and raised once.
+    Watches nest: a signal is noted by every enclosing watch, and raised once. A signal
+    that comes during an import is raised when the import is over, or as the block ends
+    if that comes first (see the module's notes).
 
     Args:
         ignore_after_stop: when the block ends after :meth:`SignalWatch.stop`, leave the
@@ -172,35 +189,58 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
     watched = [s for s in EXIT_BY_SIGNAL if signal.getsignal(s) != signal.SIG_IGN]
     previous: dict[int, Any] = {s: signal.getsignal(s) for s in watched}
 
-    def send_again(signum: int) -> None:
-        if watch.active and not watch.stopping:
-            watch.resent = True
-            os.kill(os.getpid(), signum)
-
     def handler(signum: int, frame: Any) -> None:
-        if watch.resent:  # the watch's own repeat: noted when it first arrived
-            watch.resent = False
-        else:
-            watch.note(signum)
-            outer = getattr(previous[signum], "evalcore_watch", None)
-            while outer is not None:  # every enclosing watch notes it too
-                outer_watch, outer = outer
-                outer_watch.note(signum)
-        if watch.stopping:
-            return
-        if inside_import(frame):  # raised once the import is over (see the module's notes)
-            timer = threading.Timer(RETRY_S, send_again, args=(signum,))
-            timer.daemon = True
-            timer.start()
-            return
-        raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[signum]}")
+        _handle(watch, previous, signum, frame)
 
     handler.evalcore_watch = (watch, getattr(previous.get(signal.SIGINT), "evalcore_watch", None))  # type: ignore[attr-defined]
+    watch.active = True
     for s in watched:
         signal.signal(s, handler)
     try:
         yield watch
     finally:
-        watch.active = False
+        with watch.lock:
+            watch.active = False
         for s in watched:
             signal.signal(s, signal.SIG_IGN if ignore_after_stop and watch.stopping else previous[s])
+    if watch.deferred is not None and not watch.stopping:  # the block ended before the import's signal was raised
+        deferred, watch.deferred = watch.deferred, None
+        raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[deferred]}")
+
+
+def _send_again(watch: SignalWatch, signum: int) -> None:
+    """The repeat of a deferred signal, from a timer thread: never after the watch's block has ended."""
+    with watch.lock:
+        watch.retrying = False
+        if watch.active and not watch.stopping and watch.deferred is not None:
+            watch.resent = True
+            _thread.interrupt_main(signal.Signals(signum))  # runs the handler in the main thread, as a signal would
+
+
+def _handle(watch: SignalWatch, previous: dict[int, Any], signum: int, frame: Any) -> None:
+    """The watch's signal handler: note, then raise, defer (during an import) or only count (once stopping)."""
+    fresh = not watch.resent
+    if fresh:
+        watch.note(signum)
+        outer = getattr(previous[signum], "evalcore_watch", None)
+        while outer is not None:  # every enclosing watch notes it too
+            outer_watch, outer = outer
+            outer_watch.note(signum)
+    watch.resent = False
+    if watch.stopping:
+        return
+    if not watch.active:  # handled while the block ends: raised after it
+        watch.deferred = watch.deferred or signum
+        return
+    late = fresh and watch.deferred is not None and time.monotonic() - watch.deferred_at >= ESCALATE_S
+    if inside_import(frame) and not late:  # raised once the import is over (see the module's notes)
+        if watch.deferred is None:
+            watch.deferred, watch.deferred_at = signum, time.monotonic()
+        if not watch.retrying:
+            watch.retrying = True
+            timer = threading.Timer(RETRY_S, _send_again, args=(watch, watch.deferred))
+            timer.daemon = True
+            timer.start()
+        return
+    watch.deferred = None
+    raise KeyboardInterrupt(f"stopped by {SIGNAL_NAMES[signum]}")
