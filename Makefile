@@ -236,7 +236,7 @@ lock-check:
 # `make clean` removes what a build and the tests write in the clone; `make distclean` also the
 # environment (.venv) and the converted-model cache ($$EVALBOOK_CACHE, default ~/.cache/evalbook).
 clean:
-	rm -rf _build _vendor runs/smoke .pytest_cache .hypothesis .coverage .coverage.*
+	rm -rf _build _vendor runs/smoke .pytest_cache .hypothesis .test-logs
 
 distclean: clean
 	rm -rf $(VENV) "$${EVALBOOK_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/evalbook}"
