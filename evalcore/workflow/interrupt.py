@@ -32,7 +32,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ESCALATE_S", "EXIT_BY_SIGNAL", "RETRY_S", "SIGNAL_NAMES", "SignalWatch", "inside_import", "signal_watch"]
@@ -48,6 +48,9 @@ RETRY_S = 0.05
 
 ESCALATE_S = 2.0
 """A further signal this long after a deferred one is raised even inside an import."""
+
+_REPEAT_LOCK = threading.Lock()
+"""Orders a watch's repeat of a deferred signal against the end of its block."""
 
 _IMPORT_MACHINERY = frozenset({"importlib._bootstrap", "importlib._bootstrap_external"})
 
@@ -88,8 +91,6 @@ class SignalWatch:
     """Set while the watch's own repeat of the deferred signal is on its way."""
     retrying: bool = False
     """Set while a repeat is scheduled (one at a time)."""
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-    """Orders a repeat against the end of the block."""
 
     @property
     def fired(self) -> bool:
@@ -199,7 +200,7 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
     try:
         yield watch
     finally:
-        with watch.lock:
+        with _REPEAT_LOCK:
             watch.active = False
         for s in watched:
             signal.signal(s, signal.SIG_IGN if ignore_after_stop and watch.stopping else previous[s])
@@ -210,7 +211,7 @@ def signal_watch(*, ignore_after_stop: bool = False) -> Iterator[SignalWatch]:
 
 def _send_again(watch: SignalWatch, signum: int) -> None:
     """The repeat of a deferred signal, from a timer thread: never after the watch's block has ended."""
-    with watch.lock:
+    with _REPEAT_LOCK:
         watch.retrying = False
         if watch.active and not watch.stopping and watch.deferred is not None:
             watch.resent = True
