@@ -10,8 +10,8 @@ shows.
    Sphinx's whole build environment. Each page's pickled doctree then held a copy of the
    environment, many times the size of the page itself, and the build spent much of its
    time pickling them and reading them back (for the figure numbers, among others). The
-   English edition's API reference pages, whose docstrings are parsed the same way, had it
-   too. :func:`rehome_nodes` points every such node at the page's own document
+   API reference pages had it in both editions: their generated entries are parsed into
+   documents of their own too. :func:`rehome_nodes` points every such node at the page's own document
    before the doctree is stored.
 2. **A search index that slowed with every page.** Sphinx's Chinese splitter keeps the Latin
    words it has seen in a list shared by the whole build and looks each word up in that
