@@ -3,7 +3,9 @@
 Works on a fresh clone of the repository (so nothing local leaks in) beside ``../shared``:
 
 1. ``make book-full``: set-up already done, every page executed from an empty cache;
-2. ``make book`` after a one-word prose edit to one page: pages come from the cache;
+2. ``make book`` after a prose edit to one page that needs no new translation (a line break
+   moved inside a paragraph, so the Chinese edition still finds every message): pages come
+   from the cache, both editions rebuild;
 3. ``make book`` after a comment added to an evalcore module: the execution key changes,
    the cache is dropped, every page executes again (counted from the log of
    scripts/execute_pages.py, which executes them before the build, and myst-nb's, which
@@ -37,6 +39,10 @@ OUT = ROOT / "benchmarks" / "results" / "build.json"
 
 PROSE_PAGE = "book/glossary.md"
 """The page edited in step 2 (prose only)."""
+
+PROSE_EDIT = ("The source material of this book", "The source material\nof this book")
+"""Step 2's edit: a line break moved, which changes the page's file but none of its messages
+(a new message would stop the Chinese edition until it is translated, as it should)."""
 
 CODE_FILE = "evalcore/stats/paired.py"
 """The module edited in step 3 (a comment only: the maths is unchanged, the key is not)."""
@@ -128,7 +134,10 @@ def main() -> int:
         seconds, pages = _make(clone, "book-full", env)
         steps["book-full (every page executed)"] = {"seconds": seconds, **pages}
         page = clone / PROSE_PAGE
-        page.write_text(page.read_text(encoding="utf-8").replace("The ", "The  ", 1), encoding="utf-8")
+        text = page.read_text(encoding="utf-8")
+        if PROSE_EDIT[0] not in text:
+            raise SystemExit(f"{PROSE_PAGE} no longer holds {PROSE_EDIT[0]!r}: choose another line to re-wrap")
+        page.write_text(text.replace(*PROSE_EDIT, 1), encoding="utf-8")
         seconds, pages = _make(clone, "book", env)
         steps["book after a prose edit"] = {"seconds": seconds, **pages}
         module = clone / CODE_FILE
