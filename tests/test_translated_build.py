@@ -39,7 +39,7 @@ def test_the_chinese_search_splits_and_stems_as_sphinx_does():
     text = "评测协议 protocol fingerprint 与 SHA-256 的 doc_id，lm-eval 0.4.9.2 中的 running tests"
     ours, sphinx = build.SearchChinese({}), SphinxSearchChinese({})
     assert ours.split(text) == sphinx.split(text)
-    words = [w for w in ours.split(text)] + ["ids", "Running", "running", "tests", "as", "API"]
+    words = [*ours.split(text), "ids", "Running", "running", "tests", "as", "API"]
     assert [ours.stem(w) for w in words] == [sphinx.stem(w) for w in words]
     assert isinstance(ours.latin_terms, set) and "fingerprint" in ours.latin_terms
     assert ours.lang == "zh"
