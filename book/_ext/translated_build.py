@@ -5,11 +5,12 @@ the search index and the inventories are byte for byte the same with and without
 
 1. **Doctrees that carried the build environment.** Sphinx's ``Locale`` transform parses
    each translated message into a throwaway document and moves the nodes it gets into the
-   page. MyST gives some of those nodes (text, cross-references, pasted values) a direct
-   reference to the document they were parsed in, and that document's settings hold
-   Sphinx's whole build environment. Each page's pickled doctree then held a copy of the
-   environment, many times the size of the page itself, and the build spent much of its
-   time pickling them and reading them back (for the figure numbers, among others). The
+   page. Docutils gives each node it adds to a tree a direct reference to the tree's
+   document, so the moved nodes (text, cross-references, pasted values) still named the
+   throwaway one, and that document's settings hold Sphinx's whole build environment.
+   Each page's pickled doctree then held a copy of the environment, many times the size of
+   the page itself, and the build spent much of its time pickling them and reading them
+   back (for the figure numbers, among others). The
    API reference pages had it in both editions: their generated entries are parsed into
    documents of their own too. :func:`rehome_nodes` points every such node at the page's
    own document before the doctree is stored.
