@@ -10,11 +10,11 @@ and the digest of the loaded rows.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from evalcore.errors import EvalcoreError, clipped_repr
 from evalcore.harness.official import HARNESS_VERSION
 from evalcore.harness.runprotocol import run_protocol
+from evalcore.models.interfaces import Tokenizer
 from evalcore.models.loader import MODELS
 from evalcore.protocol.fingerprint import diff_protocols
 from evalcore.records.typed import RunRecord
@@ -74,7 +74,7 @@ def resource_problems(record: RunRecord, digest: str) -> list[str]:
     return problems
 
 
-def measured_problems(record: RunRecord, digest: str, tokenizer: Any) -> list[str]:
+def measured_problems(record: RunRecord, digest: str, tokenizer: Tokenizer) -> list[str]:
     """Level 2: the protocol's tokenizer identity and data digest against the ones measured on what was
     loaded, and its harness version against the installed harness, checked file by file."""
     from evalcore.harness.official import require_pinned_harness

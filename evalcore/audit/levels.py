@@ -51,6 +51,7 @@ from evalcore.audit.numerics import compare_scores, format_tolerance
 from evalcore.audit.recount import aggregate_problems, item_list_problem
 from evalcore.audit.report import LEVELS, NEEDS, AuditReport
 from evalcore.errors import DocIdMismatchError, InvalidInputError, InvalidTypeError
+from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.records.typed import SCORERS, RunRecord
@@ -181,7 +182,7 @@ def _level1(record: RunRecord, report: AuditReport) -> list[str]:  # noqa: C901
     return problems
 
 
-def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Any) -> list[str]:
+def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Tokenizer) -> list[str]:
     task = default_task()
     size = task.split_size("validation")
     if len(rows) != size or any(row.idx != k for k, row in enumerate(rows)):
@@ -214,7 +215,9 @@ def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Any) -> list[str]
     return problems
 
 
-def _level3(record: RunRecord, rows: Sequence[Any], model: Any, tokenizer: Any, report: AuditReport) -> list[str]:
+def _level3(
+    record: RunRecord, rows: Sequence[Any], model: CausalLM, tokenizer: Tokenizer, report: AuditReport
+) -> list[str]:
     problems = []
     stored: dict[str, dict[int, list[float]]] = {"official": {}, "independent": {}}
     fresh: dict[int, list[float]] = {}
@@ -273,8 +276,8 @@ def audit_record(
     *,
     level: int = 1,
     rows: list[Any] | None = None,
-    tokenizer: Any = None,
-    model: Any = None,
+    tokenizer: Tokenizer | None = None,
+    model: CausalLM | None = None,
 ) -> AuditReport:
     """Audit a run record at ``level`` (1, 2 or 3), and every level below it.
 
@@ -322,8 +325,8 @@ def audit_record(
     run = _typed(record, "audit_record")
     report = AuditReport()
     report.levels[1] = _level1(run, report)
-    if level >= 2:
+    if level >= 2 and tokenizer is not None:  # required above from level 2 on
         report.levels[2] = _level2(run, rows or [], tokenizer)
-    if level >= 3:
-        report.levels[3] = _level3(run, rows or [], model, tokenizer, report)
+        if level >= 3 and model is not None:  # required above at level 3
+            report.levels[3] = _level3(run, rows or [], model, tokenizer, report)
     return report

@@ -21,6 +21,7 @@ from evalcore.errors import HarnessMismatchError, InvalidInputError, PromptTooLo
 from evalcore.extras import needs_run_extra
 from evalcore.harness.install import HarnessFileReport, verify_harness_files
 from evalcore.harness.registry import official_task_config, task_manager
+from evalcore.models.interfaces import CausalLM, Encoder, Tokenizer
 from evalcore.models.loader import DEFAULT_MODEL, locate_model
 from evalcore.models.parsing import gguf_parsed_once
 from evalcore.scoring.loglik import MAX_LENGTH, encode_pair, validation_row
@@ -108,7 +109,7 @@ def require_pinned_harness(dist: Distribution | None = None) -> HarnessFileRepor
     return report
 
 
-def _refuse_over_length(tokenizer: Any, validation: Sequence[TaskItem], ids: Sequence[int], task: Task) -> None:
+def _refuse_over_length(tokenizer: Encoder, validation: Sequence[TaskItem], ids: Sequence[int], task: Task) -> None:
     """Raise before the harness sees an item HFLM would left-truncate (it warns, then scores the rest)."""
     for item_id in ids:
         for context, continuation in task.requests_for(validation_row(validation, item_id)):
@@ -128,7 +129,7 @@ def run_official(
     unseal: bool = False,
     model: str = DEFAULT_MODEL,
     seed: int = SEED,
-    preloaded: tuple[Any, Any] | None = None,
+    preloaded: tuple[CausalLM, Tokenizer] | None = None,
     task: Task | None = None,
 ) -> OfficialRun:
     """Run ``simple_evaluate`` on the given validation items.

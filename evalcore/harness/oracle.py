@@ -15,13 +15,14 @@ from typing import Any
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.scoring.loglik import MAX_LENGTH
 
 __all__ = ["harness_instances", "harness_lm", "harness_loglikelihood"]
 
 
 @needs_run_extra
-def harness_lm(model: Any, tokenizer: Any, *, batch_size: int = 1) -> Any:
+def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) -> Any:
     """lm-eval's ``HFLM`` around an already loaded model: CPU, ``batch_size``, the book's window.
 
     The harness's messages while it builds the wrapper are captured, not printed.

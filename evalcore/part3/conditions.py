@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.models.interfaces import Tokenizer
 from evalcore.models.loader import WithoutSpecialTokens
 from evalcore.protocol.spec import EvalProtocol
 from evalcore.scoring.fewshot import (
@@ -205,7 +205,7 @@ def demos_for(
     return {i: item_keyed_demo_ids(i, cond.k, len(train), seed=cond.seed) for i in ids}
 
 
-def _chat_wrap(tokenizer: Any, text: str) -> str:
+def _chat_wrap(tokenizer: Tokenizer, text: str) -> str:
     wrapped = tokenizer.apply_chat_template(
         [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
     )
@@ -214,7 +214,7 @@ def _chat_wrap(tokenizer: Any, text: str) -> str:
     return wrapped
 
 
-def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, tokenizer: Any = None) -> str:
+def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, tokenizer: Tokenizer | None = None) -> str:
     """The context string of one item under ``cond`` (the tokenizer is needed only for ``chat``).
 
     Examples:
@@ -244,7 +244,7 @@ def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, token
     return text
 
 
-def _chat_template_sha(tokenizer: Any) -> str:
+def _chat_template_sha(tokenizer: Tokenizer | None) -> str:
     template = getattr(tokenizer, "chat_template", None)
     if not template:
         raise InvalidInputError("this tokenizer has no chat template")
@@ -254,7 +254,7 @@ def _chat_template_sha(tokenizer: Any) -> str:
 
 
 def protocol_for(
-    cond: Condition, base: EvalProtocol, demos: Mapping[int, Sequence[int]], tokenizer: Any = None
+    cond: Condition, base: EvalProtocol, demos: Mapping[int, Sequence[int]], tokenizer: Tokenizer | None = None
 ) -> EvalProtocol:
     """``base`` with the condition's prompt: template, choices, shots, sampler, demo digest, chat template.
 
@@ -293,7 +293,7 @@ def protocol_for(
     return dataclasses.replace(base, prompt=prompt, data=data, scoring=scoring, budget=budget)
 
 
-def encoder_for(cond: Condition, tokenizer: Any) -> Any:
+def encoder_for(cond: Condition, tokenizer: Tokenizer) -> Tokenizer | WithoutSpecialTokens:
     """The tokenizer view that encodes ``cond``'s contexts.
 
     A chat-template context already starts with the tokenizer's BOS text, so it is encoded

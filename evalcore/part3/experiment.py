@@ -20,6 +20,8 @@ from typing import Any
 from evalcore.audit.machine import arithmetic_differences
 from evalcore.errors import EvalcoreError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Tokenizer
+from evalcore.models.loader import WithoutSpecialTokens
 from evalcore.part3.conditions import Condition, context_for, demos_for, encoder_for, protocol_for
 from evalcore.part3.record import condition_digest, condition_problems
 from evalcore.part3.typed import StoredCondition
@@ -42,12 +44,12 @@ class _Prompts:
     """
 
     cond: Condition
-    tokenizer: Any
-    encoder: Any
+    tokenizer: Tokenizer
+    encoder: Tokenizer | WithoutSpecialTokens
     continuations: tuple[str, ...]
 
     @classmethod
-    def of(cls, cond: Condition, tokenizer: Any) -> _Prompts:
+    def of(cls, cond: Condition, tokenizer: Tokenizer) -> _Prompts:
         continuations = tuple(cond.target_delimiter + c for c in cond.fmt.choices)
         return cls(cond, tokenizer, encoder_for(cond, tokenizer), continuations)
 
@@ -60,18 +62,18 @@ class _Prompts:
         shared = [train[j] for j in self.cond.demo_set]
         return {cf: self.context(shared, cf) for cf in CONTENT_FREE}
 
-    def scores(self, model: Any, context: str) -> list[float]:
+    def scores(self, model: CausalLM, context: str) -> list[float]:
         from evalcore.scoring import score_requests_shared
 
         requests = [(context, c) for c in self.continuations]
         return [s.loglik for s in score_requests_shared(model, self.encoder, requests)]
 
-    def content_free_scores(self, model: Any, train: Sequence[TaskItem]) -> dict[str, list[float]]:
+    def content_free_scores(self, model: CausalLM, train: Sequence[TaskItem]) -> dict[str, list[float]]:
         from evalcore.scoring.calibration import content_free_scores
 
         return content_free_scores(model, self.encoder, self.content_free(train), list(self.continuations))
 
-    def generate(self, model: Any, context: str) -> tuple[str, list[int]]:
+    def generate(self, model: CausalLM, context: str) -> tuple[str, list[int]]:
         from evalcore.scoring.generation import greedy_continuation
 
         return greedy_continuation(model, self.encoder, context)
@@ -79,8 +81,8 @@ class _Prompts:
 
 @needs_run_extra
 def run_condition(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Tokenizer,
     cond: Condition,
     item_ids: Sequence[int],
     train: Sequence[TaskItem],
@@ -192,7 +194,7 @@ def definition_problems(
     cond: Condition,
     stored_protocol: Mapping[str, Any],
     demos: Mapping[int, Sequence[int]],
-    tokenizer: Any,
+    tokenizer: Tokenizer,
     validation: Sequence[TaskItem],
 ) -> list[str]:
     """The stored protocol against the one the condition's definition gives for these items and demos.
@@ -236,8 +238,8 @@ def _as_json(stored: StoredCondition | Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def audit_condition(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Tokenizer,
     cond: Condition,
     stored: StoredCondition | Mapping[str, Any],
     train: Sequence[TaskItem],

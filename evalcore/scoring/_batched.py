@@ -21,6 +21,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.scoring.loglik import MAX_LENGTH, Candidate, ItemScore, assemble_item, encode_pair
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -32,8 +33,8 @@ PAD_ID = 0
 
 @needs_run_extra
 def score_rows_batched(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     rows: Sequence[TaskItem],
     *,
     split: str,

@@ -26,6 +26,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.scoring._batched import PAD_ID
 from evalcore.scoring.loglik import MAX_LENGTH, Candidate, continuation_scores, encode_pair
 
@@ -48,7 +49,7 @@ class RequestScore:
     """Tokens this request added to forward passes (its share of the work)."""
 
 
-def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
+def encode_requests(tokenizer: Encoder, requests: Sequence[tuple[str, str]], max_length: int) -> list[Candidate]:
     """Tokenize ``(context, continuation)`` requests by the harness's rule, refusing malformed ones first.
 
     Examples:
@@ -80,7 +81,7 @@ def encode_requests(tokenizer: Any, requests: Sequence[tuple[str, str]], max_len
 
 @needs_run_extra
 def score_requests_full(
-    model: Any, tokenizer: Any, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
+    model: CausalLM, tokenizer: Encoder, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
 ) -> list[RequestScore]:
     """The harness's way, batch 1: one forward pass over each request's whole input.
 
@@ -113,7 +114,7 @@ def score_requests_full(
 
 @needs_run_extra
 def score_requests_shared(
-    model: Any, tokenizer: Any, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
+    model: CausalLM, tokenizer: Encoder, requests: Sequence[tuple[str, str]], *, max_length: int = MAX_LENGTH
 ) -> list[RequestScore]:
     """Score requests with one pass per distinct context and cached continuations; results in request order.
 

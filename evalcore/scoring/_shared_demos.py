@@ -24,6 +24,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.scoring._batched import PAD_ID
 from evalcore.scoring._shared_context import RequestScore, encode_requests
 from evalcore.scoring.loglik import MAX_LENGTH, continuation_scores
@@ -64,8 +65,8 @@ def shared_token_prefix(sequences: Sequence[Sequence[int]]) -> int:
 
 @needs_run_extra
 def score_on_shared_demos(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     requests: Sequence[tuple[str, str]],
     *,
     batch_size: int = 8,

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from evalcore.errors import InvalidInputError
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.scoring.loglik import argmax_first
 
 __all__ = ["CONTENT_FREE", "PRIOR_METHODS", "answer_probabilities", "calibrated_prediction", "content_free_prior"]
@@ -113,7 +113,7 @@ def calibrated_prediction(loglik: Sequence[float], prior: Sequence[float]) -> in
 
 
 def content_free_scores(
-    model: Any, tokenizer: Any, contexts: Mapping[str, str], continuations: Sequence[str]
+    model: CausalLM, tokenizer: Encoder, contexts: Mapping[str, str], continuations: Sequence[str]
 ) -> dict[str, list[float]]:
     """Score each content-free context (``{input: context string}``) on the answers: ``{input: [s_j]}``."""
     from evalcore.scoring._shared_context import score_requests_shared

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Tokenizer
+from evalcore.models.loader import WithoutSpecialTokens
 
 __all__ = ["MAX_NEW_TOKENS", "greedy_continuation", "parse_label"]
 
@@ -51,7 +52,7 @@ def parse_label(text: str, choices: Sequence[str]) -> int | None:
 
 @needs_run_extra
 def greedy_continuation(
-    model: Any, tokenizer: Any, context: str, *, max_new_tokens: int = MAX_NEW_TOKENS
+    model: CausalLM, tokenizer: Tokenizer | WithoutSpecialTokens, context: str, *, max_new_tokens: int = MAX_NEW_TOKENS
 ) -> tuple[str, list[int]]:
     """The model's greedy continuation of ``context``: its text (special tokens dropped) and its token ids.
 
@@ -59,7 +60,8 @@ def greedy_continuation(
     show what the text hides (an answer that is only an end-of-turn token decodes to "").
 
     ``tokenizer`` encodes as the scorer does (its ``encode``), so BOS handling is the same
-    as for likelihood scoring; decoding uses the underlying tokenizer.
+    as for likelihood scoring; decoding uses the underlying tokenizer (a
+    :class:`~evalcore.models.WithoutSpecialTokens` view's own).
 
     Raises:
         ValueError: ``max_new_tokens`` below 1.
@@ -79,7 +81,7 @@ def greedy_continuation(
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InvalidInputError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
     ids = list(tokenizer.encode(context))
-    decoder = getattr(tokenizer, "tokenizer", tokenizer)
+    decoder = tokenizer.tokenizer if isinstance(tokenizer, WithoutSpecialTokens) else tokenizer
     with torch.inference_mode():
         out = model.generate(
             torch.tensor([ids], dtype=torch.long),

@@ -16,6 +16,7 @@ from typing import Any
 
 from evalcore.errors import ContextNotPrefixError, InvalidInputError, PromptTooLongError
 from evalcore.extras import needs_run_extra
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.protocol.ledger import ledger_record
 from evalcore.tasks import Task, TaskItem, default_task
 
@@ -63,7 +64,7 @@ class Candidate:
         return self.whole_ids[:-1]
 
 
-def encode_pair(tokenizer: Any, context: str, continuation: str, *, max_length: int = MAX_LENGTH) -> Candidate:
+def encode_pair(tokenizer: Encoder, context: str, continuation: str, *, max_length: int = MAX_LENGTH) -> Candidate:
     """Tokenize one request as lm-eval's ``TemplateLM._encode_pair`` does for causal models.
 
     Raises:
@@ -198,8 +199,8 @@ class ItemScore:
 
 @needs_run_extra
 def score_item(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     row: TaskItem,
     *,
     max_length: int = MAX_LENGTH,
@@ -323,8 +324,8 @@ def validation_row(rows: Sequence[TaskItem], item_id: int) -> TaskItem:
 
 
 def score_items(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     rows: Sequence[TaskItem],
     ids: Sequence[int],
     *,
@@ -367,8 +368,8 @@ def score_items(
 
 
 def ledger_records(
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     rows: Sequence[TaskItem],
     ids: Sequence[int],
     *,

@@ -24,6 +24,7 @@ from evalcore.extras import needs_run_extra
 from evalcore.harness.official import run_official
 from evalcore.harness.pairing import independent_entry, official_entry, pair_official
 from evalcore.harness.runprotocol import build_protocol
+from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.models.loader import CACHE_NOTE, DEFAULT_MODEL, MODELS, load_model
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.protocol.ledger import ledger_record, summarize_ledger
@@ -85,7 +86,7 @@ def execute_run(
     model_name: str = DEFAULT_MODEL,
     data_source: str = "local",
     overwrite: bool = False,
-    preloaded: tuple[Any, Any] | None = None,
+    preloaded: tuple[CausalLM, Tokenizer] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Run both scorers and write ``out_dir/run.json``; return its path and the record as read back.
@@ -175,7 +176,7 @@ def _execute(
     model_name: str,
     data_source: str,
     overwrite: bool,
-    preloaded: tuple[Any, Any] | None,
+    preloaded: tuple[CausalLM, Tokenizer] | None,
     progress: Callable[[str, int, int], None] | None,
     watch: SignalWatch,
 ) -> tuple[Path, dict[str, Any]]:
