@@ -26,6 +26,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError, clipped_repr
 from evalcore.harness.logs import HarnessLog, LoggedSample, find_logs, harness_doc_hash
+from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.protocol.fingerprint import diff_protocols, protocol_fingerprint
 
 __all__ = ["SHOWN", "HarnessCheck", "check_command", "check_harness", "check_log", "format_check"]
@@ -237,8 +238,8 @@ def _config(
 def _rescore(
     log: HarnessLog,
     n: int,
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM,
+    tokenizer: Encoder,
     seed: int,
     tolerance: float,
     checked: list[str],
@@ -268,8 +269,8 @@ def check_log(
     *,
     include_path: str | Path | None = None,
     rescore: int = 0,
-    model: Any = None,
-    tokenizer: Any = None,
+    model: CausalLM | None = None,
+    tokenizer: Encoder | None = None,
     seed: int = 0,
     tolerance: float | None = None,
 ) -> HarnessCheck:
@@ -279,7 +280,7 @@ def check_log(
     arithmetics (:data:`evalcore.audit.numerics.ABS_TOL`), since the run's machine is not this one.
 
     Raises:
-        InvalidInputError: ``rescore`` without a model, or a negative one.
+        InvalidInputError: ``rescore`` without a model or a tokenizer, or a negative one.
         MissingExtraError: the harness (the ``run`` extra) is not installed.
 
     Examples:
@@ -303,8 +304,13 @@ def check_log(
     """
     from evalcore.harness.rebuild import declared_config
 
-    if isinstance(rescore, bool) or not isinstance(rescore, int) or rescore < 0 or (rescore and model is None):
-        raise InvalidInputError(f"rescore must be an int >= 0, with a model when > 0; got {rescore!r}")
+    if isinstance(rescore, bool) or not isinstance(rescore, int) or rescore < 0:
+        raise InvalidInputError(f"rescore must be an int >= 0, with a model and a tokenizer when > 0; got {rescore!r}")
+    if rescore and (model is None or tokenizer is None):
+        missing = " and ".join(name for name, given in (("model", model), ("tokenizer", tokenizer)) if given is None)
+        raise InvalidInputError(
+            f"rescore must be an int >= 0, with a model and a tokenizer when > 0; got {rescore!r} without a {missing}"
+        )
     checked: list[str] = []
     problems: list[str] = []
     notes: list[str] = []
@@ -327,7 +333,7 @@ def check_log(
         _prompts(log, task, indices, shots_seed, checked, problems, notes)
     _count(log, checked, problems, notes)
     diffs, prints = _config(log, declared, notes)
-    if rescore:
+    if rescore and model is not None and tokenizer is not None:  # both required above when rescore > 0
         from evalcore.audit.numerics import ABS_TOL
 
         tolerance = ABS_TOL if tolerance is None else tolerance
