@@ -196,9 +196,11 @@ def test_the_prefix_glue_and_table():
 
 
 def test_the_harness_shares_a_pass_between_candidates_that_differ_in_their_last_token():
-    def words(text, add_special_tokens):  # one token per word
+    def encode(text, *, add_special_tokens):  # one token per word
         assert add_special_tokens is False
-        return SimpleNamespace(input_ids=text.split())
+        return text.split()
+
+    words = SimpleNamespace(encode=encode)
 
     assert harness_passes(words, PREFIX["candidates"]) == 2  # "very" + last word, and the bare last word
     assert harness_passes(words, [" a b", " a c", " d b"]) == 2

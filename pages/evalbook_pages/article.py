@@ -15,10 +15,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from evalbook_pages.part3 import ARTICLE_RESULTS
 from evalcore.errors import InvalidInputError
+from evalcore.models import CausalLM, Tokenizer
 from evalcore.models.loader import WithoutSpecialTokens
 from evalcore.scoring import score_rows_batched
 from evalcore.scoring.loglik import score_items, validation_row
@@ -82,7 +82,7 @@ class PrependEffect:
     n: int
 
 
-def prepend_effect(model: Any, tokenizer: Any, validation: Sequence[Row]) -> PrependEffect:
+def prepend_effect(model: CausalLM, tokenizer: Tokenizer, validation: Sequence[Row]) -> PrependEffect:
     """Score the dev items as the book does, and again with no token prepended."""
     ids = dev_ids()
     first = tokenizer.encode("a")[0]
@@ -90,7 +90,7 @@ def prepend_effect(model: Any, tokenizer: Any, validation: Sequence[Row]) -> Pre
     without = score_items(model, WithoutSpecialTokens(tokenizer), validation, ids)
     return PrependEffect(
         token_id=first,
-        token=tokenizer.convert_ids_to_tokens(first),
+        token=tokenizer.decode([first]),
         correct=(sum(s.correct for s in with_token), sum(s.correct for s in without)),
         predicted_positive=(sum(s.prediction for s in with_token), sum(s.prediction for s in without)),
         flips=sum(a.prediction != b.prediction for a, b in zip(with_token, without, strict=True)),
@@ -117,7 +117,7 @@ class SetSpread:
 
 
 def item_set_spread(
-    model: Any, tokenizer: Any, validation: Sequence[Row], n_sets: int = 10, *, batch_size: int = 16
+    model: CausalLM, tokenizer: Tokenizer, validation: Sequence[Row], n_sets: int = 10, *, batch_size: int = 16
 ) -> SetSpread:
     """Score every item of ``n_sets`` other 64-item sets once; count each set's correct and positive predictions.
 

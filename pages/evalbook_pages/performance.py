@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.errors import InvalidInputError, InvalidTypeError
+from evalcore.models import Encoder
 from evalcore.scoring.loglik import MAX_LENGTH, encode_pair
 from evalcore.sst2.rows import Row
 from evalcore.sst2.task import requests_for
@@ -20,7 +21,7 @@ from evalcore.sst2.task import requests_for
 __all__ = ["cpu_label", "distinct_input_lengths", "forward_flops", "padding_share"]
 
 
-def distinct_input_lengths(tokenizer: Any, rows: Sequence[Row], *, max_length: int = MAX_LENGTH) -> list[int]:
+def distinct_input_lengths(tokenizer: Encoder, rows: Sequence[Row], *, max_length: int = MAX_LENGTH) -> list[int]:
     """Token counts of the distinct inputs :func:`score_rows_batched` would run for ``rows``.
 
     In the order the rows first need them, so that ``padding_share(..., length_sorted=False)``

@@ -17,6 +17,7 @@ from typing import Any
 
 from evalbook_pages.performance import cpu_label, padding_share
 from evalcore.errors import InvalidInputError
+from evalcore.models import Tokenizer
 
 __all__ = [
     "agreement_rows",
@@ -243,13 +244,13 @@ def prefix_rows(prefix: Record) -> dict[str, dict[str, Any]]:
             for name in ("harness", "full", "shared")}  # fmt: skip
 
 
-def harness_passes(tokenizer: Any, candidates: Iterable[str]) -> int:
+def harness_passes(tokenizer: Tokenizer, candidates: Iterable[str]) -> int:
     """Forward passes the harness runs per item: one per distinct candidate with its last token cut off.
 
     The harness groups requests by context plus all but the last continuation token, so
     candidates that differ only in their last token share a pass.
     """
-    return len({tuple(tokenizer(c, add_special_tokens=False).input_ids[:-1]) for c in candidates})
+    return len({tuple(tokenizer.encode(c, add_special_tokens=False)[:-1]) for c in candidates})
 
 
 def fewshot_rows(fewshot: Record) -> list[dict[str, Any]]:
