@@ -41,7 +41,7 @@ them) are imported on first use of one of their names.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import (
     EXIT_CODES,
@@ -117,6 +117,28 @@ _WORKFLOW = {
     "AuditReport": "evalcore.audit.report",
 }
 """Workflow names, imported from their module on first use (they pull in torch and lm-eval)."""
+
+if TYPE_CHECKING:  # the type checker sees each workflow name's own type; a program imports it on first use
+    from evalcore.audit.levels import audit_record as audit_record
+    from evalcore.audit.machine import arithmetic as arithmetic
+    from evalcore.audit.numerics import ABS_TOL as ABS_TOL
+    from evalcore.audit.numerics import Drift as Drift
+    from evalcore.audit.numerics import compare_scores as compare_scores
+    from evalcore.audit.report import AuditReport as AuditReport
+    from evalcore.harness.official import run_official as run_official
+    from evalcore.harness.runprotocol import build_protocol as build_protocol
+    from evalcore.models.loader import load_model as load_model
+    from evalcore.models.loader import locate_model as locate_model
+    from evalcore.records.store import read_record as read_record
+    from evalcore.records.store import write_record as write_record
+    from evalcore.scoring.loglik import score_item as score_item
+    from evalcore.scoring.loglik import score_items as score_items
+    from evalcore.sst2.rows import load_split as load_split
+    from evalcore.sst2.rows import verify_rows as verify_rows
+    from evalcore.sst2.selection import check_ids as check_ids
+    from evalcore.sst2.selection import confirm_ids as confirm_ids
+    from evalcore.sst2.selection import dev_ids as dev_ids
+    from evalcore.workflow.run import execute_run as execute_run
 
 
 def __getattr__(name: str) -> Any:

@@ -263,3 +263,13 @@ def test_every_module_has_its_test_file(path):
     rel = path.relative_to(ROOT).as_posix()
     expected = COVERED_ELSEWHERE.get(rel, f"test_{path.stem.lstrip('_')}.py")
     assert (ROOT / "tests" / expected).is_file(), f"{rel}: no tests/{expected}"
+
+
+def test_the_type_checker_sees_each_lazy_name_from_the_module_it_is_loaded_from():
+    import evalcore
+
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    [block] = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    seen = {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert seen == evalcore._WORKFLOW
+    assert all(isinstance(node, ast.ImportFrom) for node in block.body)
