@@ -16,7 +16,7 @@ from evalcore.audit.numerics import format_tolerance, margin
 from evalcore.audit.report import AuditReport
 from evalcore.protocol.digest import sha256_text
 from evalcore.records.typed import IndependentScores, OfficialSample, RunItem
-from evalcore.scoring.loglik import argmax_first
+from evalcore.scoring.loglik import ItemScore, argmax_first
 
 __all__ = [
     "FLOAT32_UNIT",
@@ -136,7 +136,7 @@ def paired_problems(i: int, off: OfficialSample, ind: IndependentScores, report:
     return problems
 
 
-def rerun_item_problems(i: int, item: RunItem, fresh: Any, tolerance: float) -> list[str]:
+def rerun_item_problems(i: int, item: RunItem, fresh: ItemScore, tolerance: float) -> list[str]:
     """Token log-probs, greedy flags and logits shape of one item against its re-run."""
     problems = []
     ind = item.independent

@@ -26,7 +26,7 @@ REL_TOL = 1e-12
 """How far a stored mean or standard error may sit from its recomputation: summation order only."""
 
 
-def item_list_problem(declared: Any, present: list[int]) -> str:
+def item_list_problem(declared: object, present: list[int]) -> str:
     """What differs between the protocol's item_ids and the record's items, in words.
 
     Examples:

@@ -132,7 +132,7 @@ def _or_problem(digest: Any, body: Any) -> str:
         return f"(no digest: {exc})"
 
 
-def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[str]:
+def condition_problems(name: str, cond: object, item_ids: Sequence[int]) -> list[str]:
     """Every problem of one stored condition (see :func:`record_problems`), each starting with ``name``.
 
     Examples:
@@ -175,7 +175,7 @@ def condition_problems(name: str, cond: Any, item_ids: Sequence[int]) -> list[st
     return problems
 
 
-def record_problems(record: Any, validation: Sequence[Any] | None = None) -> list[str]:
+def record_problems(record: object, validation: Sequence[Any] | None = None) -> list[str]:
     """Every problem of a Part III record (``experiments/part3.py`` or ``confirm.py``), for every item.
 
     Args:
@@ -228,7 +228,7 @@ def record_problems(record: Any, validation: Sequence[Any] | None = None) -> lis
     return problems
 
 
-def require_whole(record: Any, validation: Sequence[Any] | None = None, *, where: str = "record") -> None:
+def require_whole(record: object, validation: Sequence[Any] | None = None, *, where: str = "record") -> None:
     """:func:`record_problems` as a refusal: raise if there is any.
 
     Raises:
@@ -271,7 +271,7 @@ def schema() -> JSONObject:
     return json_object(json.loads(_schema_text()), f"evalcore/{SCHEMA_FILE}")
 
 
-def schema_problems(record: Any) -> list[str]:
+def schema_problems(record: object) -> list[str]:
     """Where ``record`` departs from the schema, as ``record.path: message`` lines; empty when it conforms.
 
     The schema says which fields a record has and what each holds; :func:`record_problems`

@@ -291,7 +291,9 @@ class ExperimentRecord(ScoredRecord):
     """Wall-clock seconds the experiment took."""
 
     @classmethod
-    def from_json(cls, record: Any, where: str = "record", validation: Sequence[Any] | None = None) -> ExperimentRecord:
+    def from_json(
+        cls, record: object, where: str = "record", validation: Sequence[Any] | None = None
+    ) -> ExperimentRecord:
         """The typed record of a whole experiment record.
 
         Args:
@@ -419,7 +421,7 @@ class ConfirmRecord(ScoredRecord):
     """The rule's report as stored (JSON); :func:`evalcore.part3.confirm.recompute_verdict` gives it again."""
 
     @classmethod
-    def from_json(cls, record: Any, where: str = "record", validation: Sequence[Any] | None = None) -> ConfirmRecord:
+    def from_json(cls, record: object, where: str = "record", validation: Sequence[Any] | None = None) -> ConfirmRecord:
         """The typed record of a whole confirm record (see :meth:`ExperimentRecord.from_json`).
 
         Its verdict is not re-derived here: that needs the dev records

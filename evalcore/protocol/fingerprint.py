@@ -95,7 +95,7 @@ def _plain(obj: Any, path: str, active: set[int]) -> Any:  # noqa: C901, PLR0912
     raise InvalidTypeError(f"{where}: {type(obj).__name__} value {obj!r} is not JSON data")
 
 
-def canonical_json(obj: Any) -> bytes:
+def canonical_json(obj: object) -> bytes:
     """Encode ``obj`` as canonical JSON bytes: the JSON Canonicalization Scheme.
 
     RFC 8785. Object keys are sorted by their UTF-16 code units, there is no whitespace,
@@ -137,7 +137,7 @@ def canonical_json(obj: Any) -> bytes:
         raise NotJSONError(f"<root>: {exc}") from exc
 
 
-def sorted_json(obj: Any) -> bytes:
+def sorted_json(obj: object) -> bytes:
     """Encode ``obj`` the way Python's standard library does with sorted keys: not RFC 8785.
 
     ``json.dumps`` with ``sort_keys=True``, compact separators, ``ensure_ascii=False`` and
@@ -201,7 +201,7 @@ def _as_mapping(protocol: Any, name: str) -> Mapping[str, Any]:
     return protocol
 
 
-def protocol_fingerprint(protocol: Any) -> str:
+def protocol_fingerprint(protocol: object) -> str:
     """Return the SHA-256 hex digest (64 characters) of a protocol's canonical JSON.
 
     Explained in the book chapter *Protocol identity*. ``{"t": 1}`` and ``{"t": 1.0}``
@@ -272,7 +272,7 @@ def _walk_diff(a: Any, b: Any, path: str, out: list[ProtocolDifference]) -> None
         out.append(ProtocolDifference(path or "<root>", a, b))
 
 
-def diff_protocols(a: Any, b: Any) -> list[ProtocolDifference]:
+def diff_protocols(a: object, b: object) -> list[ProtocolDifference]:
     """List every field path where two protocols differ, with both values.
 
     Explained in the book chapter *Protocol identity*. Lists are compared element by

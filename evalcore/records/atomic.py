@@ -69,7 +69,7 @@ def _json_text(body: Any) -> str:
     return json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: str = ".tmp-") -> Path:
+def write_json_atomic(path: str | os.PathLike[str], body: object, *, temp_prefix: str = ".tmp-") -> Path:
     """Write ``body`` as JSON (sorted keys, indent 1, UTF-8) with :func:`write_text_atomic`.
 
     Raises:
@@ -92,7 +92,7 @@ def write_json_atomic(path: str | os.PathLike[str], body: Any, *, temp_prefix: s
     return write_text_atomic(path, _json_text(body), temp_prefix=temp_prefix, suffix=".json.tmp")
 
 
-def create_json_exclusive(path: str | os.PathLike[str], body: Any) -> Path:
+def create_json_exclusive(path: str | os.PathLike[str], body: object) -> Path:
     """Create ``path`` holding ``body`` as JSON (as :func:`write_json_atomic` writes it) with
     :func:`create_text_exclusive`.
 

@@ -137,7 +137,7 @@ def json_path(steps: Iterable[str | int], root: str = "record") -> str:
     return root + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
 
 
-def describe(value: Any) -> str:
+def describe(value: object) -> str:
     """A value in an error message: its JSON kind and (the start of) its JSON text.
 
     Examples:
@@ -223,7 +223,7 @@ def _consistency(record: dict[str, Any]) -> str | None:
     return None
 
 
-def record_problem(record: Any) -> str | None:
+def record_problem(record: object) -> str | None:
     """None if ``record`` is a complete record of :data:`SCHEMA_VERSION`; else its first problem, with the path.
 
     The schema first (keys, types, the version), then the checks it cannot express.
@@ -242,12 +242,12 @@ def record_problem(record: Any) -> str | None:
         record.items[3].official.loglik[1] must be a number or one of "inf", ...
     """
     error = next(iter(_validator().iter_errors(record)), None)
-    if error is not None:
-        return _message(error)
+    if error is not None or not isinstance(record, dict):  # the schema's first rule: an object
+        return _message(error) if error is not None else f"record must be an object, got {describe(record)}"
     return _consistency(record)
 
 
-def validate_record(record: Any) -> None:
+def validate_record(record: object) -> None:
     """Check a complete record's structure: the JSON Schema (:func:`run_schema`), then what it cannot express.
 
     Beyond the schema: item ids appear once each, each scorer has one score per
@@ -274,7 +274,7 @@ def validate_record(record: Any) -> None:
         raise RecordError(problem)
 
 
-def check_record(record: Any, where: str) -> None:
+def check_record(record: object, where: str) -> None:
     """Everything :func:`evalcore.records.store.read_record` checks once the text is parsed.
 
     Messages start with ``where``.

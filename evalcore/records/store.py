@@ -60,7 +60,7 @@ UNFINISHED = ("incomplete", "failed", "interrupted")
 """Statuses of a claim left by a run that did not finish; a new run may replace it unless its writer is alive."""
 
 
-def is_finite_number(value: Any) -> bool:
+def is_finite_number(value: object) -> bool:
     """A score as evalcore stores it: an int or float (never a bool), finite, and within a double's range.
 
     Examples:

@@ -412,7 +412,7 @@ class RunRecord:
             raise RecordError(f"not a complete run record: {problem}")
 
     @classmethod
-    def from_json(cls, record: Any, where: str = "record") -> RunRecord:
+    def from_json(cls, record: object, where: str = "record") -> RunRecord:
         """The typed record of a JSON value that :func:`evalcore.records.schema.record_problem` accepts.
 
         The self-digest is not checked here: :func:`read_run_record` reads a file through

@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 __all__ = ["ESCALATE_S", "EXIT_BY_SIGNAL", "RETRY_S", "SIGNAL_NAMES", "SignalWatch", "inside_import", "signal_watch"]
@@ -55,7 +56,7 @@ _REPEAT_LOCK = threading.Lock()
 _IMPORT_MACHINERY = frozenset({"importlib._bootstrap", "importlib._bootstrap_external"})
 
 
-def inside_import(frame: Any) -> bool:
+def inside_import(frame: FrameType | None) -> bool:
     """Whether ``frame`` runs inside an import (a module's top-level code or the import machinery).
 
     Examples:
