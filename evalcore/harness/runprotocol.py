@@ -16,7 +16,7 @@ from typing import Any
 
 from evalcore.errors import InvalidInputError
 from evalcore.harness.official import HARNESS_VERSION, SEED
-from evalcore.models.interfaces import Tokenizer
+from evalcore.models.interfaces import BOSEncoder
 from evalcore.models.loader import MODELS
 from evalcore.protocol.spec import BudgetSpec, DataSpec, EvalProtocol, HarnessSpec, ModelSpec, PromptSpec, ScoringSpec
 from evalcore.scoring.loglik import MAX_LENGTH
@@ -31,7 +31,7 @@ DATASET = "glue/sst2"
 """The dataset name a run's protocol records."""
 
 
-def tokenizer_identity(model_name: str, tokenizer: Tokenizer) -> str:
+def tokenizer_identity(model_name: str, tokenizer: BOSEncoder) -> str:
     """Where the tokenizer was built from and whether it prepends BOS, *measured* on one string.
 
     Raises:
@@ -95,7 +95,7 @@ def run_protocol(
 
 
 def build_protocol(
-    model_name: str, tokenizer: Tokenizer, validation_digest: str, ids: Sequence[int], *, dtype: str = RUN_DTYPE
+    model_name: str, tokenizer: BOSEncoder, validation_digest: str, ids: Sequence[int], *, dtype: str = RUN_DTYPE
 ) -> EvalProtocol:
     """The protocol of a run, with the tokenizer's BOS behaviour measured, not assumed.
 

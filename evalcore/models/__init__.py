@@ -22,7 +22,7 @@ from evalcore.models.cache import (
     read_cache_manifest,
     write_cache,
 )
-from evalcore.models.interfaces import CausalLM, Encoder, Tokenizer
+from evalcore.models.interfaces import BOSEncoder, CausalLM, Encoder, Tokenizer
 from evalcore.models.loader import (
     DEFAULT_MODEL,
     MODELS,
@@ -46,6 +46,7 @@ __all__ = [
     "REBUILD",
     "TOKENIZER_PROBES",
     "UNSAFE",
+    "BOSEncoder",
     "CausalLM",
     "Encoder",
     "ModelResource",

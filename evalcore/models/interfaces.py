@@ -6,29 +6,34 @@ and a fast tokenizer. A function that takes them says how much of them it uses:
 - :class:`Encoder`: a text's token ids, nothing else. The independent scorer needs no more,
   so a view such as :class:`~evalcore.models.WithoutSpecialTokens`, or a small stand-in in a
   test, is enough.
+- :class:`BOSEncoder`: an encoder that also tells its BOS token's id (the run protocol
+  records whether the prompt starts with it).
 - :class:`Tokenizer`: an encoder that can also leave the special tokens out, tells its BOS
-  and EOS tokens, decodes, applies the model's chat template and saves itself (the
-  harness, generation, the chat conditions of Part III, the model cache).
+  and EOS tokens, decodes, applies the model's chat template and saves itself (generation,
+  the chat conditions of Part III, the model cache).
 - :class:`CausalLM`: token ids in, next-token logits out, with the decoder and the output
-  layer reachable on their own (the batched scorers) and ``generate`` (greedy answers).
+  layer reachable on their own (two of the batched scorers) and ``generate`` (greedy answers).
+
+lm-eval's ``HFLM``, which :func:`~evalcore.harness.oracle.harness_lm` and
+:func:`~evalcore.harness.official.run_official` build around a loaded pair, uses far more of
+both objects than these name: there they must be the Hugging Face objects themselves.
 
 These are structural types (:class:`typing.Protocol`): an object is one by having the
-members, not by inheriting anything. The type checker (``make lint``) checks that evalcore
-uses no member an interface does not name, and that a program passes a model where a model
-is asked for and a tokenizer where a tokenizer is. ``isinstance(obj, Tokenizer)`` checks
-only that the members are there; ``tests/test_interfaces.py`` checks that the loaded model
-and tokenizer have them all and accept the arguments the interfaces name.
+members, not by inheriting anything, and nothing is checked when the program runs. The type
+checker (``make lint``) checks that evalcore uses no member an interface does not name, and
+that a program passes a model where a model is asked for and a tokenizer where a tokenizer
+is. It cannot see inside transformers' objects, so ``tests/test_interfaces.py`` checks that
+the loaded model and tokenizer have every member and accept the calls evalcore makes.
 """
 
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
-__all__ = ["CausalLM", "Encoder", "Tokenizer"]
+__all__ = ["BOSEncoder", "CausalLM", "Encoder", "Tokenizer"]
 
 
-@runtime_checkable
 class Encoder(Protocol):
     """Anything that turns a text into token ids.
 
@@ -53,13 +58,25 @@ class Encoder(Protocol):
         ...
 
 
-@runtime_checkable
-class Tokenizer(Encoder, Protocol):
+class BOSEncoder(Encoder, Protocol):
+    """An encoder that tells which token id, if any, stands for BOS.
+
+    Whether its ``encode`` actually prepends that token is measured, not read from a flag
+    (:func:`~evalcore.harness.runprotocol.tokenizer_identity`).
+    """
+
+    @property
+    def bos_token_id(self) -> int | None:
+        """The BOS token's id, or ``None`` when the tokenizer has none."""
+        ...
+
+
+class Tokenizer(BOSEncoder, Protocol):
     """A Hugging Face tokenizer, as far as evalcore uses one.
 
     Besides encoding, with or without the special tokens: its BOS and EOS tokens (the run
-    records say whether the prompt starts with BOS; generation stops at EOS), decoding (a
-    generated answer as text), its chat template (the chat conditions of Part III) and
+    protocol records whether the prompt starts with BOS; generation pads with EOS), decoding
+    (a generated answer as text), its chat template (the chat conditions of Part III) and
     ``save_pretrained`` (the model cache keeps the tokenizer beside the weights).
     """
 
@@ -95,13 +112,13 @@ class Tokenizer(Encoder, Protocol):
         ...
 
     @property
-    def bos_token_id(self) -> int | None:
-        """The BOS token's id, or ``None`` when the tokenizer has none."""
+    def eos_token_id(self) -> int | None:
+        """The EOS token's id, or ``None`` when the tokenizer has none (generation pads with it)."""
         ...
 
     @property
-    def eos_token_id(self) -> int | None:
-        """The EOS token's id, or ``None`` when the tokenizer has none."""
+    def chat_template(self) -> str | None:
+        """The model's chat template (a Jinja template), or ``None`` when it has none."""
         ...
 
     def apply_chat_template(self, conversation: list[dict[str, str]], **kwargs: Any) -> Any:
@@ -134,14 +151,15 @@ class Tokenizer(Encoder, Protocol):
         ...
 
 
-@runtime_checkable
 class CausalLM(Protocol):
     """A causal language model, as the scorers call it: a Hugging Face ``…ForCausalLM``.
 
     Called on a batch of token ids, it returns an output whose ``logits`` give, at every
-    position, the scores of the next token over the vocabulary. The batched scorers call its
-    decoder (``model``) and output layer (``lm_head``) one after the other, so that only the
-    positions a score needs go through the output layer.
+    position, the scores of the next token over the vocabulary.
+    :func:`~evalcore.scoring.score_rows_batched` and
+    :func:`~evalcore.scoring.score_on_shared_demos` call its decoder (``model``) and output
+    layer (``lm_head``) one after the other, so that only the positions a score needs go
+    through the output layer.
     """
 
     model: Any

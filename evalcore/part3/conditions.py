@@ -245,7 +245,7 @@ def context_for(cond: Condition, demos: Sequence[TaskItem], sentence: str, token
 
 
 def _chat_template_sha(tokenizer: Tokenizer | None) -> str:
-    template = getattr(tokenizer, "chat_template", None)
+    template = tokenizer.chat_template if tokenizer is not None else None
     if not template:
         raise InvalidInputError("this tokenizer has no chat template")
     from evalcore.protocol.digest import sha256_text
