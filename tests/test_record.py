@@ -107,6 +107,17 @@ def test_audit_condition_reports_a_missing_demo_list_instead_of_raising(e_record
     assert verdict is None and any("no demo list" in p for p in problems)
 
 
+def test_audit_condition_refuses_a_sample_to_re_score_without_the_model(e_record, train, validation):
+    from evalcore.errors import InvalidInputError
+    from evalcore.part3.conditions import Condition
+    from evalcore.part3.experiment import audit_condition
+
+    stored = e_record["conditions"]["k=0"]
+    with pytest.raises(InvalidInputError, match=r"re-scoring the sample \[13\] needs the model"):
+        audit_condition(None, None, Condition("k=0"), stored, train, validation,
+                        recorded_arithmetic=e_record["arithmetic"], sample=[13])  # fmt: skip
+
+
 def test_open_once_creates_the_marker_once(tmp_path):
     marker, record = seal_paths(tmp_path)
     body = {"unsealed": {"at": "2026-12-02T00:00:00+00:00", "items": 128}}

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalcore.audit.machine import arithmetic_differences
-from evalcore.errors import EvalcoreError
+from evalcore.audit.recheck import Recheck, recheck
+from evalcore.errors import EvalcoreError, InvalidInputError
 from evalcore.extras import needs_run_extra
 from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.models.loader import WithoutSpecialTokens
@@ -237,8 +238,15 @@ def _as_json(stored: StoredCondition | Mapping[str, Any]) -> Mapping[str, Any]:
     return stored.to_json() if isinstance(stored, StoredCondition) else stored
 
 
+def _sample_model(model: CausalLM | None, sample: Sequence[int]) -> CausalLM | None:
+    """The model a non-empty ``sample`` is re-scored with (None for an empty one); refused when missing."""
+    if sample and model is None:
+        raise InvalidInputError(f"re-scoring the sample {list(sample)} needs the model; pass it, or sample=[]")
+    return model if sample else None
+
+
 def audit_condition(
-    model: CausalLM,
+    model: CausalLM | None,
     tokenizer: Tokenizer,
     cond: Condition,
     stored: StoredCondition | Mapping[str, Any],
@@ -248,8 +256,10 @@ def audit_condition(
     recorded_arithmetic: Mapping[str, Any],
     sample: Sequence[int],
     unseal: bool = False,
-) -> tuple[list[str], Any]:
+) -> tuple[list[str], Recheck | None]:
     """Check one stored condition: structure and digest, identity, demos, and a re-scored sample.
+
+    ``model`` is needed only to re-score a non-empty ``sample``; checks 0-3 run without it.
 
     0. every item has its demo list and one finite score per answer, the condition's
        ``items_sha256`` is the digest of its items, its fingerprint is its protocol's, its
@@ -263,6 +273,9 @@ def audit_condition(
     4. the ``sample`` items, re-scored with their stored demos, and the content-free
        inputs of a calibrated condition agree with the stored scores under the
        tolerance policy (:func:`evalcore.audit.recheck.recheck`).
+
+    Raises:
+        InvalidInputError: a non-empty ``sample`` without a ``model``.
 
     Returns:
         ``(problems, recheck)``: an empty list when 1-3 hold, and the verdict of 4: None
@@ -289,9 +302,9 @@ def audit_condition(
         []
     """
     from evalcore.audit.machine import arithmetic
-    from evalcore.audit.recheck import recheck
     from evalcore.scoring.calibration import CONTENT_FREE
 
+    rescorer = _sample_model(model, sample)
     stored = _as_json(stored)
     same_arithmetic = not arithmetic_differences(recorded_arithmetic, arithmetic())
     item_ids = stored.get("protocol", {}).get("data", {}).get("item_ids", []) if isinstance(stored, Mapping) else []
@@ -316,7 +329,7 @@ def audit_condition(
     if demos_for(cond, list(demos), train, validation, unseal=unseal) != demos:
         problems.append(f"the {cond.sampler} sampler gives other demos than the stored ones")
     problems += definition_problems(cond, stored["protocol"], demos, tokenizer, validation)
-    if not sample:
+    if rescorer is None:  # nothing to re-score
         return problems, None
     prompts = _Prompts.of(cond, tokenizer)
     stored_scores: dict[Any, list[float]] = {}
@@ -324,17 +337,17 @@ def audit_condition(
     for i in sample:
         context = prompts.context([train[j] for j in demos[i]], default_task().field_text(validation[i]))
         if cond.rule == "generation":
-            answer, _ = prompts.generate(model, context)
+            answer, _ = prompts.generate(rescorer, context)
             digest = sha256_text(answer)
             if digest != stored["items"][str(i)]["generated_sha256"] and same_arithmetic:
                 problems.append(f"item {i}: the generated answer differs from the stored one (sha256 {digest[:12]})")
         else:
             stored_scores[i] = stored["items"][str(i)]["loglik"]
-            fresh[i] = prompts.scores(model, context)
+            fresh[i] = prompts.scores(rescorer, context)
     if cond.rule == "generation":
         return problems, None
     if "content_free" in stored:  # the calibration's inputs are stored numbers too
-        for cf, scores in prompts.content_free_scores(model, train).items():
+        for cf, scores in prompts.content_free_scores(rescorer, train).items():
             key = -1 - CONTENT_FREE.index(cf)  # negative keys: never an item id
             stored_scores[key], fresh[key] = stored["content_free"][cf], scores
     verdict = recheck(stored_scores, fresh, dtype=protocol.model.dtype, recorded_arithmetic=recorded_arithmetic)
