@@ -307,10 +307,8 @@ def check_log(
     if isinstance(rescore, bool) or not isinstance(rescore, int) or rescore < 0:
         raise InvalidInputError(f"rescore must be an int >= 0, with a model and a tokenizer when > 0; got {rescore!r}")
     if rescore and (model is None or tokenizer is None):
-        missing = " and ".join(name for name, given in (("model", model), ("tokenizer", tokenizer)) if given is None)
-        raise InvalidInputError(
-            f"rescore must be an int >= 0, with a model and a tokenizer when > 0; got {rescore!r} without a {missing}"
-        )
+        got = "neither" if model is None and tokenizer is None else f"no {'model' if model is None else 'tokenizer'}"
+        raise InvalidInputError(f"rescore={rescore} needs a model and a tokenizer, got {got}")
     checked: list[str] = []
     problems: list[str] = []
     notes: list[str] = []
