@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalbook_pages.forgeries import Forgery, forge
+from evalcore.models import CausalLM, Tokenizer
 
 __all__ = ["Refusal", "attempt_forgery", "attempt_part3_forgery"]
 
@@ -28,7 +29,7 @@ class Refusal:
 
 
 def attempt_forgery(
-    forgery: Forgery, genuine: dict[str, Any], directory: Path, *, rows: Any, tokenizer: Any, model: Any
+    forgery: Forgery, genuine: dict[str, Any], directory: Path, *, rows: Any, tokenizer: Tokenizer, model: CausalLM
 ) -> Refusal:
     """Write the forged record into ``directory`` and audit it one level at a time until a level refuses it."""
     from evalcore.audit.levels import audit_record
@@ -52,7 +53,7 @@ def attempt_forgery(
 
 
 def attempt_part3_forgery(
-    forgery: Forgery, results: Path, directory: Path, *, train: Any, validation: Any, tokenizer: Any
+    forgery: Forgery, results: Path, directory: Path, *, train: Any, validation: Any, tokenizer: Tokenizer
 ) -> Refusal:
     """Copy the Part III records into ``directory``, forge one, and read it as a page does, then re-check it."""
     import json

@@ -15,6 +15,7 @@ from typing import Any
 
 from evalbook_pages.views import positive_rate, view_row
 from evalcore.errors import InvalidInputError, RecordError
+from evalcore.models import CausalLM, Tokenizer
 from evalcore.part3.experiment import audit_condition
 from evalcore.part3.record import record_problems
 from evalcore.part3.typed import (
@@ -204,8 +205,8 @@ def comparison_rows(record: ScoredRecord, reference: str, names: Sequence[str] |
 def recheck_record(
     record: ExperimentRecord | ConfirmRecord,
     conditions: Mapping[str, Any],
-    model: Any,
-    tokenizer: Any,
+    model: CausalLM | None,
+    tokenizer: Tokenizer,
     train: Sequence[Any],
     validation: Sequence[Any],
     *,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evalcore.errors import InvalidInputError
+from evalcore.models import CausalLM, Tokenizer
 
 __all__ = ["BadInput", "Bench", "Outcome", "attempt", "environment"]
 
@@ -97,7 +98,7 @@ class Bench:
         self,
         scratch: str | os.PathLike[str],
         *,
-        preloaded: tuple[Any, Any] | None = None,
+        preloaded: tuple[CausalLM, Tokenizer] | None = None,
         record_dir: str | os.PathLike[str] | None = None,
         unsorted_dir: str | os.PathLike[str] | None = None,
         part3_results: str | os.PathLike[str] | None = None,
@@ -124,7 +125,7 @@ class Bench:
         path.mkdir()
         return path
 
-    def model(self) -> tuple[Any, Any]:
+    def model(self) -> tuple[CausalLM, Tokenizer]:
         """``(model, tokenizer)``, loaded once."""
         if self._preloaded is None:
             from evalcore.models.loader import load_model
