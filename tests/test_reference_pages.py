@@ -216,3 +216,14 @@ def test_mention_finder_on_a_fixture():
 def test_chapters_link_the_public_names_they_cite(page):
     """Where a chapter cites a public name in prose, it links it to the reference at least once."""
     assert _first_unlinked_mentions(page.read_text(encoding="utf-8"), _linkable_names()) == []
+
+
+def test_an_interface_is_shown_without_a_call_signature():
+    from evalcore.models import BOSEncoder, Encoder, WithoutSpecialTokens
+
+    shown = api_refs().interface_signature
+    assert shown(None, "class", "Encoder", Encoder, {}, "(*args, **kwargs)", None) == ("", None)
+    assert shown(None, "class", "BOSEncoder", BOSEncoder, {}, "(*args, **kwargs)", None) == ("", None)
+    # a class that only satisfies an interface keeps its signature, and so does a function
+    assert shown(None, "class", "WithoutSpecialTokens", WithoutSpecialTokens, {}, "(tokenizer)", None) is None
+    assert shown(None, "function", "f", len, {}, "(obj)", None) is None

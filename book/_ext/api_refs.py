@@ -11,11 +11,12 @@ this handler imports the target, finds where it is defined (``__module__`` and
 and points the reference at that entry. A reference whose target does not import, or
 whose canonical entry does not exist, is left alone, and the nitpicky build reports it.
 
-Three smaller adjustments for the reference pages: napoleon is kept away from the prose
+Smaller adjustments for the reference pages: napoleon is kept away from the prose
 docstrings of data and attributes (:data:`PROSE`), the command's help texts are rendered
 as typed (:class:`ArgParseAsTyped`), and a chapter's file named in a docstring ("Explained
 in the chapter *When inputs go wrong* (``book/refusals.md``)") becomes a link to that chapter
-(:class:`ChapterLinks`), in both editions, since it runs after the translation is applied.
+(:class:`ChapterLinks`), in both editions, since it runs after the translation is applied. An
+interface (``evalcore.models.interfaces``) is shown without a call signature.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import re
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
@@ -225,6 +226,16 @@ class ChapterLinks(SphinxPostTransform):
             ref += node
 
 
+def interface_signature(
+    app: Sphinx, what: str, name: str, obj: Any, options: Any, signature: str | None, return_annotation: str | None
+) -> tuple[str, str | None] | None:
+    """An interface (a class that lists ``typing.Protocol`` among its bases) is never constructed:
+    its entry shows no call signature, not the ``(*args, **kwargs)`` it inherits from ``Protocol``."""
+    if what == "class" and Protocol in getattr(obj, "__bases__", ()):
+        return "", return_annotation
+    return None
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinxarg.ext")
     app.add_post_transform(ChapterLinks)
@@ -232,4 +243,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("missing-reference", resolve_reexport)
     app.connect("autodoc-process-docstring", keep_prose, priority=400)  # napoleon's handler runs at 500
     app.connect("autodoc-process-docstring", restore_prose, priority=600)
+    app.connect("autodoc-process-signature", interface_signature)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
