@@ -106,6 +106,8 @@ def test_evalcore_reads_no_member_of_a_model_or_tokenizer_by_name():
 def test_the_loaded_model_and_tokenizer_have_every_member_and_take_evalcore_s_calls(model_and_tokenizer):
     import torch
 
+    from evalcore.audit.numerics import ABS_TOL
+
     model, tokenizer = model_and_tokenizer
     assert problems(tokenizer, Tokenizer) == []
     assert problems(model, CausalLM) == []
@@ -124,7 +126,8 @@ def test_the_loaded_model_and_tokenizer_have_every_member_and_take_evalcore_s_ca
     with torch.inference_mode():
         logits = model(tensor).logits
         hidden = model.model(input_ids=tensor)[0]
-        assert torch.equal(model.lm_head(hidden), logits)
+        # the same sums on one machine; compared within the documented tolerance all the same
+        assert (model.lm_head(hidden) - logits).abs().max().item() <= ABS_TOL
         out = model.generate(tensor, attention_mask=torch.ones_like(tensor), max_new_tokens=1, do_sample=False,
                              pad_token_id=tokenizer.eos_token_id)  # fmt: skip
     assert logits.shape == (1, len(ids), len(tokenizer)) and out.shape == (1, len(ids) + 1)
