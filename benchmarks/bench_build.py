@@ -2,7 +2,10 @@
 
 Works on a fresh clone of the repository (so nothing local leaks in) beside ``../shared``:
 
-1. ``make book-full``: set-up already done, every page executed from an empty cache;
+1. ``make book-full``: set-up already done, every page executed from an empty cache, repeated
+   ``--repeat`` times (each repeat from scratch again), so the record holds the spread on one
+   machine as well as between machines; the step's ``seconds`` is the median repeat, and the
+   pages' own times of that repeat are kept page by page (``page_seconds``);
 2. ``make book`` after a prose edit to one page that needs no new translation (a line break
    moved inside a paragraph, so the Chinese edition still finds every message): pages come
    from the cache, both editions rebuild;
@@ -57,6 +60,9 @@ EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ")
 SIDE_BY_SIDE = re.compile(r"execute_pages: \d+ pages in (\d+) s \((\d+) s of page time\)")
 """The side-by-side run's wall time and the sum of its pages' own times."""
 
+PAGE_TIME = re.compile(r"execute_pages: (\S+) executed in ([0-9.]+) s")
+"""One page's own time, as scripts/execute_pages.py reports it."""
+
 STREAM = re.compile(r"\[(model|notebooks): exit \d+ after (\d+) s\]")
 """How scripts/test_streams.sh reports each stream's time."""
 
@@ -78,9 +84,38 @@ def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[st
     counts |= {f"{name}_stream_s": int(s) for name, s in STREAM.findall(log)}
     for wall, page_time in SIDE_BY_SIDE.findall(log):
         counts |= {"pages_wall_s": int(wall), "pages_own_time_s": int(page_time)}
+    if pages := page_seconds(log):
+        counts["page_seconds"] = pages
     if by_build:  # the side-by-side run's pages did not match the build's reading of them
         raise SystemExit(f"make {target}: the build executed {by_build} pages itself")
     return seconds, counts
+
+
+def page_seconds(log: str) -> dict[str, float]:
+    """``{page: its own seconds}`` from the log of scripts/execute_pages.py, slowest first.
+
+    A page named twice means that two runs' logs were mixed; that is refused, not merged.
+    """
+    found: dict[str, float] = {}
+    for page, seconds in PAGE_TIME.findall(log):
+        if page in found:
+            raise ValueError(f"the log names {page} twice: one build's log was expected")
+        found[page] = float(seconds)
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def repeated_step(repeats: list[tuple[float, dict]]) -> dict:
+    """One step from several repeats: the median repeat's counts, with every repeat's wall times beside them.
+
+    An even number of repeats has two middle ones; the slower is taken, so the step's
+    ``seconds`` is always a time that one repeat took.
+    """
+    if not repeats:
+        raise ValueError("no repeats to summarise")
+    order = sorted(range(len(repeats)), key=lambda i: repeats[i][0])
+    seconds, counts = repeats[order[len(order) // 2]]
+    each = [{"seconds": s, **{k: c[k] for k in ("pages_wall_s", "pages_own_time_s") if k in c}} for s, c in repeats]
+    return {"seconds": seconds, **counts, "repeats": each}
 
 
 COMMAND = "EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_build.py --with-test"
@@ -115,8 +150,11 @@ def merge_runs(path: Path, run: dict) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--with-test", action="store_true", help="also time make test (as CI runs it)")
+    parser.add_argument("--repeat", type=int, default=3, help="builds from scratch (default 3)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     from evalcore.audit.machine import arithmetic
     from evalcore.records.atomic import write_json_atomic
 
@@ -131,8 +169,8 @@ def main() -> int:
                                                  text=True, check=True).stdout.strip()}  # fmt: skip
         report["setup_s"], _ = _make(clone, "setup", env)
         steps = {}
-        seconds, pages = _make(clone, "book-full", env)
-        steps["book-full (every page executed)"] = {"seconds": seconds, **pages}
+        full = [_make(clone, "book-full", env) for _ in range(args.repeat)]
+        steps["book-full (every page executed)"] = repeated_step(full)
         page = clone / PROSE_PAGE
         text = page.read_text(encoding="utf-8")
         if PROSE_EDIT[0] not in text:

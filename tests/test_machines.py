@@ -20,6 +20,9 @@ from evalbook_pages.machines import (
     ceiling_shares,
     cpu_glue,
     factor_rows,
+    full_build_spread,
+    page_time_glue,
+    page_time_rows,
     products_alone,
     profile_factors,
     profile_glue,
@@ -28,6 +31,7 @@ from evalbook_pages.machines import (
 )
 from evalbook_pages.performance import forward_flops
 from evalbook_pages.timeshares import GROUPS
+from evalcore.errors import InvalidInputError
 
 AMD = {"cpu_id": "vendor_id=AuthenticAMD cpu family=25 model=17 stepping=1", "cpu_capability": "AVX512"}
 TINY = SimpleNamespace(model_type="llama", hidden_size=4, num_attention_heads=2, num_key_value_heads=1,
@@ -203,7 +207,8 @@ def test_the_build_glue_reads_the_newest_run_and_compares_the_machines():
         "b_pages_own": 1363, "b_pages_wall": 706, "b_machine": "Box", "b_commit": "0123456789", "b_cpus": 2,
         "b_spread": "the table holds 2 runs of make test on different machines, and the slowest took 1.5 times as "
                     "long as the fastest, so these waits depend on the machine (the matmul column gives each "
-                    "machine's rate on one large product, where recorded)"}  # fmt: skip
+                    "machine's rate on one large product, where recorded)",
+        "b_full_spread": "built once, not repeated"}  # fmt: skip
     untested = copy.deepcopy(OLD)
     del untested["steps"]["test (as CI runs it)"]
     glued = build_glue([untested])
@@ -214,3 +219,34 @@ def test_the_build_glue_reads_the_newest_run_and_compares_the_machines():
         2,
     )
     assert glued["b_spread"] == "so far make test was timed on one machine only"
+
+
+REPEATED = copy.deepcopy(NEW)
+REPEATED["steps"]["book-full (every page executed)"] |= {
+    "seconds": 726, "repeats": [{"seconds": 700}, {"seconds": 790}, {"seconds": 726}],
+    "page_seconds": {"book/a.md": 60.0, "book/b.md": 30.0, "book/c.md": 6.0, "book/d.md": 4.0}}  # fmt: skip
+
+
+def test_a_repeated_build_shows_its_fastest_and_slowest_beside_the_median():
+    step = REPEATED["steps"]["book-full (every page executed)"]
+    assert full_build_spread(step) == (3, 11.7, 13.2)  # 700 s and 790 s
+    assert build_rows([REPEATED])[0]["from scratch (min)"] == "12.1 (11.7–13.2)"
+    assert build_glue([REPEATED])["b_full_spread"] == "the median of 3 builds, which took from 11.7 to 13.2 minutes"
+    once = {"seconds": 726, "repeats": [{"seconds": 726}]}
+    assert full_build_spread(once) is None and full_build_spread({"seconds": 726}) is None
+    with pytest.raises(InvalidInputError, match=r"the step's 725 s is none of its repeats \[700, 790, 726\]"):
+        full_build_spread(step | {"seconds": 725})
+
+
+def test_the_slowest_pages_and_their_share_of_the_pages_time():
+    step = REPEATED["steps"]["book-full (every page executed)"]
+    assert page_time_rows(step, top=2) == [
+        {"page": "book/a.md", "own time (s)": 60.0, "share of the pages' time (%)": 60.0},
+        {"page": "book/b.md", "own time (s)": 30.0, "share of the pages' time (%)": 30.0}]  # fmt: skip
+    assert page_time_glue(step, top=2) == {"b_top_n": 2, "b_top_share": 90, "b_top_pages": 4}
+    assert page_time_glue(step, top=10) == {"b_top_n": 4, "b_top_share": 100, "b_top_pages": 4}
+    assert page_time_rows({"seconds": 1}) == []
+    assert page_time_glue({"seconds": 1}, top=3) == {"b_top_n": 3, "b_top_share": "(not recorded)",
+                                                      "b_top_pages": "(not recorded)"}  # fmt: skip
+    with pytest.raises(InvalidInputError, match="top must be at least 1, got 0"):
+        page_time_rows(step, top=0)

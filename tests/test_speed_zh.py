@@ -19,6 +19,7 @@ from evalbook_pages.machines import (
     build_glue,
     ceiling_glue,
     cpu_glue,
+    page_time_glue,
     profile_factors,
     profile_glue,
 )
@@ -43,6 +44,7 @@ from evalbook_pages.speed_zh import (
     fair_glue_zh,
     fewshot_glue_zh,
     largest_difference_zh,
+    page_time_glue_zh,
     prefix_glue_zh,
     profile_glue_zh,
     steadiness_zh,
@@ -231,23 +233,36 @@ def test_the_products_alone_twins():
 
 def test_the_build_twins_for_a_full_run_and_an_untested_old_one():
     markers = [("takes", "需要"), ("not timed", "没有计时"), ("one machine only", "只在一台"), ("slowest", "最慢"),
-               ("not recorded", "未记录")]  # fmt: skip
+               ("not recorded", "未记录"), ("not repeated", "没有重复"), ("the median of", "中位数")]  # fmt: skip
     chinese = _twinned(build_glue([OLD, NEW]), build_glue_zh([OLD, NEW]))
     assert chinese == {
         "b_test": "需要 30.0 分钟", "b_streams": "模型流 850 s，笔记本流 769 s",
         "b_spread": "表中有 2 次在不同机器上运行 make test 的记录，最慢的一次耗时是最快一次的 1.5 倍，所以这些等待时间"
-                    "取决于机器（矩阵乘法一列给出了每台机器在一个大型乘积上的速率，如有记录）"}  # fmt: skip
+                    "取决于机器（矩阵乘法一列给出了每台机器在一个大型乘积上的速率，如有记录）",
+        "b_full_spread": "只构建了一次，没有重复"}  # fmt: skip
     untested = copy.deepcopy(OLD)
     del untested["steps"]["test (as CI runs it)"]
     english = build_glue([untested])
     chinese = _twinned(english, build_glue_zh([untested]))
     assert chinese == {"b_test": "在这次运行中没有计时", "b_streams": "（未记录）", "b_pages_own": "（未记录）",
                        "b_pages_wall": "（未记录）", "b_machine": "未记录型号的 CPU",
-                       "b_spread": "到目前为止，make test 只在一台机器上计过时"}  # fmt: skip
-    for runs in ([OLD, NEW], [untested]):
+                       "b_spread": "到目前为止，make test 只在一台机器上计过时",
+                       "b_full_spread": "只构建了一次，没有重复"}  # fmt: skip
+    repeated = copy.deepcopy(NEW)
+    repeated["steps"]["book-full (every page executed)"]["repeats"] = [{"seconds": s} for s in (700, 726, 790)]
+    assert build_glue_zh([repeated])["b_full_spread"] == "3 次构建的中位数，各次耗时 11.7 到 13.2 分钟"
+    for runs in ([OLD, NEW], [untested], [repeated]):
         english, chinese = build_glue(runs), build_glue_zh(runs)
         for key, text in chinese.items():
             _same_branch(str(english[key]), text, markers)
+
+
+def test_the_page_time_twins_only_for_a_run_that_did_not_time_its_pages():
+    timed = {"seconds": 1, "page_seconds": {"book/a.md": 3.0, "book/b.md": 1.0}}
+    assert page_time_glue_zh(timed) == {}
+    untimed = {"seconds": 1}
+    chinese = _twinned(page_time_glue(untimed), page_time_glue_zh(untimed))
+    assert chinese == {"b_top_share": "（未记录）", "b_top_pages": "（未记录）"}
 
 
 PARAMETERS = 134_515_008

@@ -23,6 +23,8 @@ from evalcore.errors import InvalidInputError
 __all__ = [
     "BUILD_GLUE",
     "BUILD_STEPS",
+    "PAGE_TIME_COLUMNS",
+    "PAGE_TIME_GLUE",
     "alone_glue",
     "alone_rows",
     "amdahl_glue",
@@ -33,6 +35,9 @@ __all__ = [
     "ceiling_shares",
     "cpu_glue",
     "factor_rows",
+    "full_build_spread",
+    "page_time_glue",
+    "page_time_rows",
     "products_alone",
     "profile_factors",
     "profile_glue",
@@ -218,9 +223,32 @@ BUILD_STEPS = {
 }
 """The build benchmark's steps, in order, and their columns in the build table."""
 
+_FULL_STEP = next(iter(BUILD_STEPS))
+
 BUILD_GLUE = ("b_full", "b_prose", "b_code", "b_test", "b_setup", "b_prose_exec", "b_code_exec", "b_by_build",
-              "b_streams", "b_pages_own", "b_pages_wall", "b_machine", "b_commit", "b_cpus", "b_spread")  # fmt: skip
+              "b_streams", "b_pages_own", "b_pages_wall", "b_machine", "b_commit", "b_cpus", "b_spread",
+              "b_full_spread")  # fmt: skip
 """The glue names :func:`build_glue` fills."""
+
+PAGE_TIME_COLUMNS = ("page", "own time (s)", "share of the pages' time (%)")
+"""The columns of :func:`page_time_rows`."""
+
+PAGE_TIME_GLUE = ("b_top_n", "b_top_share", "b_top_pages")
+"""The glue names :func:`page_time_glue` fills."""
+
+
+def full_build_spread(step: Record) -> tuple[int, float, float] | None:
+    """``(repeats, fastest, slowest)`` of a step timed more than once, in minutes to one decimal; else ``None``.
+
+    Raises:
+        InvalidInputError: a step whose ``seconds`` is not the time one of its repeats took.
+    """
+    repeats = [r["seconds"] for r in step.get("repeats", [])]
+    if len(repeats) < 2:
+        return None
+    if step["seconds"] not in repeats:
+        raise InvalidInputError(f"the step's {step['seconds']} s is none of its repeats {repeats}")
+    return len(repeats), round(min(repeats) / 60, 1), round(max(repeats) / 60, 1)
 
 
 def build_rows(runs: Sequence[Record]) -> list[dict[str, Any]]:
@@ -231,6 +259,9 @@ def build_rows(runs: Sequence[Record]) -> list[dict[str, Any]]:
         for step, label in BUILD_STEPS.items():
             seconds = run["steps"][step]["seconds"] if step in run["steps"] else None
             row[label] = "—" if seconds is None else round(seconds) if label.endswith("(s)") else round(seconds / 60, 1)
+        spread = full_build_spread(run["steps"].get(_FULL_STEP, {}))
+        if spread is not None:
+            row[BUILD_STEPS[_FULL_STEP]] = f"{row[BUILD_STEPS[_FULL_STEP]]} ({spread[1]}–{spread[2]})"
         row["set-up (s)"] = round(run["setup_s"])
         row["pages the build executed"] = sum(s.get("pages_executed_by_the_build", 0) for s in run["steps"].values())
         row["fp32 matmul GFLOP/s"] = round(run["ceiling_gflops"]) if "ceiling_gflops" in run else "not recorded"
@@ -259,4 +290,39 @@ def build_glue(runs: Sequence[Record]) -> dict[str, Any]:
         sum(step.get("pages_executed_by_the_build", 0) for step in steps.values()),
         ", ".join(streams) or "(not recorded)", full.get("pages_own_time_s", "(not recorded)"),
         full.get("pages_wall_s", "(not recorded)"), cpu_label(newest["arithmetic"]), newest["commit"][:10],
-        newest["cpus"], spread], strict=True))  # fmt: skip
+        newest["cpus"], spread, _full_spread_words(full)], strict=True))  # fmt: skip
+
+
+def _full_spread_words(step: Record) -> str:
+    spread = full_build_spread(step)
+    if spread is None:
+        return "built once, not repeated"
+    return f"the median of {spread[0]} builds, which took from {spread[1]} to {spread[2]} minutes"
+
+
+def page_time_rows(step: Record, top: int = 8) -> list[dict[str, Any]]:
+    """The ``top`` slowest pages of a build step (its ``page_seconds``), with each one's share of the pages' time.
+
+    Raises:
+        InvalidInputError: ``top`` below 1.
+    """
+    if top < 1:
+        raise InvalidInputError(f"top must be at least 1, got {top}")
+    pages = step.get("page_seconds", {})
+    total = sum(pages.values())
+    slowest = sorted(pages.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return [dict(zip(PAGE_TIME_COLUMNS, (name, round(seconds, 1), round(100 * seconds / total, 1)), strict=True))
+            for name, seconds in slowest]  # fmt: skip
+
+
+def page_time_glue(step: Record, top: int = 8) -> dict[str, Any]:
+    """How many pages :func:`page_time_rows` lists, their share of the pages' time, and how many pages there were.
+
+    The share is ``"(not recorded)"`` for a run from before pages were timed one by one.
+    """
+    rows = page_time_rows(step, top)
+    if not rows:
+        return dict(zip(PAGE_TIME_GLUE, (top, "(not recorded)", "(not recorded)"), strict=True))
+    pages = step["page_seconds"]
+    share = round(100 * sum(r["own time (s)"] for r in rows) / sum(pages.values()))
+    return dict(zip(PAGE_TIME_GLUE, (len(rows), share, len(pages)), strict=True))

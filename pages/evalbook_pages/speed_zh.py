@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbook_pages.machines import BUILD_STEPS, ceiling_shares, products_alone
+from evalbook_pages.machines import BUILD_STEPS, ceiling_shares, full_build_spread, page_time_glue, products_alone
 from evalbook_pages.performance import cpu_label
 from evalbook_pages.speed import batch_changes, best_batch_sizes, ranges_overlap, ratio_range
 
@@ -32,6 +32,7 @@ __all__ = [
     "fair_glue_zh",
     "fewshot_glue_zh",
     "largest_difference_zh",
+    "page_time_glue_zh",
     "prefix_glue_zh",
     "profile_glue_zh",
     "steadiness_zh",
@@ -199,4 +200,18 @@ def build_glue_zh(runs: Sequence[Record]) -> dict[str, str]:
     return {"b_test": f'需要 {round(test["seconds"] / 60, 1)} 分钟' if test else "在这次运行中没有计时",
             "b_streams": "，".join(streams) or "（未记录）", "b_spread": spread} | {
             key: "（未记录）" for key, field in (("b_pages_own", "pages_own_time_s"), ("b_pages_wall", "pages_wall_s"))
-            if field not in full} | _cpu_twin("b_machine", newest["arithmetic"])  # fmt: skip
+            if field not in full} | _cpu_twin("b_machine", newest["arithmetic"]) | {
+            "b_full_spread": _full_spread_zh(full)}  # fmt: skip
+
+
+def _full_spread_zh(step: Record) -> str:
+    spread = full_build_spread(step)
+    if spread is None:
+        return "只构建了一次，没有重复"
+    return f"{spread[0]} 次构建的中位数，各次耗时 {spread[1]} 到 {spread[2]} 分钟"
+
+
+def page_time_glue_zh(step: Record, top: int = 8) -> dict[str, str]:
+    """The twins of :func:`~evalbook_pages.machines.page_time_glue`: words only where its run did not time pages."""
+    english = page_time_glue(step, top)
+    return {key: "（未记录）" for key, value in english.items() if value == "(not recorded)"}
