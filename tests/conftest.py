@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from pathlib import Path
 
@@ -14,6 +15,20 @@ from evalcore.sst2.rows import DATA_ENV
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("deep", max_examples=5_000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give Ctrl-C back to a test process that was started with SIGINT ignored.
+
+    A non-interactive shell starts a command sent to the background (``make test &`` in a
+    script) with SIGINT ignored; Python then installs no handler, and every command the tests
+    start inherits the ignored signal. The tests that press Ctrl-C stand for a user at a
+    terminal, where SIGINT raises ``KeyboardInterrupt``: without this they would fail, and
+    the runs they start would not see the signal at all. A process whose SIGINT has a
+    handler starts its commands with the default, so this also reaches them.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
