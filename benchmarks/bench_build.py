@@ -92,7 +92,7 @@ def _make(clone: Path, target: str, env: dict[str, str]) -> tuple[float, dict[st
 
 
 def page_seconds(log: str) -> dict[str, float]:
-    """``{page: its own seconds}`` from the log of scripts/execute_pages.py, slowest first.
+    """``{page: its own seconds}`` from the log of scripts/execute_pages.py (the record stores it in name order).
 
     A page named twice means that two runs' logs were mixed; that is refused, not merged.
     """
@@ -101,7 +101,7 @@ def page_seconds(log: str) -> dict[str, float]:
         if page in found:
             raise ValueError(f"the log names {page} twice: one build's log was expected")
         found[page] = float(seconds)
-    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+    return found
 
 
 def repeated_step(repeats: list[tuple[float, dict]]) -> dict:
