@@ -44,11 +44,15 @@ python-check:
 		exit 1; \
 	fi
 	@if [ -x $(BIN)/python ]; then \
+		$(BIN)/python -c '' >/dev/null 2>&1 || { \
+		echo "make: $(VENV)/bin/python does not start ($$($(BIN)/python -c '' 2>&1 | head -n 1)): the Python it was made with is gone or broken; remove it (make distclean) and run make again" >&2; exit 1; }; \
 		$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
 		echo "make: $(VENV) was made with $$($(BIN)/python --version 2>&1), but the lock is for Python $(PYTHON_VERSION): remove it (make distclean) and run make again" >&2; exit 1; }; \
 	else \
 		command -v $(PYTHON) >/dev/null || { \
 		echo "make: no '$(PYTHON)' found: install Python $(PYTHON_VERSION), then run make PYTHON=python$(PYTHON_VERSION) ..." >&2; exit 1; }; \
+		$(PYTHON) -c '' >/dev/null 2>&1 || { \
+		echo "make: '$(PYTHON)' is on the PATH but does not start ($$($(PYTHON) -c '' 2>&1 | head -n 1)): install Python $(PYTHON_VERSION), then run make PYTHON=python$(PYTHON_VERSION) ..." >&2; exit 1; }; \
 		$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
 		echo "make: '$(PYTHON)' is $$($(PYTHON) --version 2>&1); the environment is locked for Python $(PYTHON_VERSION): install it and run make PYTHON=python$(PYTHON_VERSION) ..." >&2; exit 1; }; \
 		$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \

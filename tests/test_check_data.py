@@ -57,11 +57,21 @@ def test_the_script_needs_the_standard_library_only():
 
 
 def _fake_python(path: Path, version: str, ok: bool) -> Path:
-    """An interpreter that answers --version with ``version`` and fails (or passes) every -c check."""
+    """An interpreter that starts (``-c ''`` passes), answers --version with ``version``, and fails (or
+    passes) every other -c check."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "Python {version}"; exit 0; fi\nexit {0 if ok else 1}\n'
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo "Python {version}"; exit 0; fi\n'
+        f'if [ "$1" = -c ] && [ -z "$2" ]; then exit 0; fi\nexit {0 if ok else 1}\n'
     )
+    path.chmod(0o755)
+    return path
+
+
+def _broken_python(path: Path) -> Path:
+    """A name on the PATH that does not start, as a version manager's shim for an uninstalled version."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/bin/sh\necho "shim: {path.name}: command not found" >&2\necho "second line" >&2\nexit 127\n')
     path.chmod(0o755)
     return path
 
@@ -76,6 +86,15 @@ def test_make_refuses_another_python_and_an_old_venv_at_once(tmp_path):
     missing = subprocess.run(["make", "-s", "python-check", "PYTHON=no-such-python3.11"], cwd=tmp_path,
                              capture_output=True, text=True)  # fmt: skip
     assert missing.returncode != 0 and "no 'no-such-python3.11' found: install Python 3.11" in missing.stderr
+    shim = _broken_python(tmp_path / "bin" / "python3.12")
+    broken = subprocess.run(["make", "-s", "python-check", f"PYTHON={shim}"], cwd=tmp_path,
+                            capture_output=True, text=True)  # fmt: skip
+    assert broken.returncode != 0 and "second line" not in broken.stderr  # only the shim's first line is quoted
+    assert f"'{shim}' is on the PATH but does not start (shim: python3.12: command not found)" in broken.stderr
+    _broken_python(tmp_path / ".venv" / "bin" / "python")
+    gone = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
+    assert gone.returncode != 0 and ".venv/bin/python does not start (shim: python: command not found)" in gone.stderr
+    assert "remove it (make distclean)" in gone.stderr
     _fake_python(tmp_path / ".venv" / "bin" / "python", "3.9.18", ok=False)
     stale = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
     assert stale.returncode != 0
