@@ -47,6 +47,10 @@ MAX_DEFAULT_WORKERS = 4
 
 THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+PAGE_ENV = "EVALBOOK_EXECUTING_PAGE"
+"""Set to the page's path in the kernel that executes it (and in what that kernel starts): how a
+measurement inside those processes names the page it belongs to (benchmarks/bench_forward.py)."""
+
 
 def toc_pages(root: Path = ROOT) -> list[Path]:
     """The source files of the pages listed in ``_toc.yml``, in the order of the table of contents."""
@@ -137,6 +141,7 @@ def _execute(path: str, notebook: Any, timeout: int, allow_errors: bool) -> tupl
     """Run one notebook in its own kernel (over Unix sockets of its own), in the page's directory (as myst-nb does)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
+    os.environ[PAGE_ENV] = path  # this worker executes one page at a time; its kernel inherits the name
     with tempfile.TemporaryDirectory(prefix="evalbook-kernel-") as sockets:
         result = single_nb_execution(
             notebook, cwd=str(Path(path).parent), allow_errors=allow_errors, timeout=timeout, meta_override=True,

@@ -97,7 +97,8 @@ def no_thread_settings(monkeypatch):
 @pytest.mark.usefixtures("no_thread_settings")
 def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
     book = tmp_path / "book"
-    make_book(book, {"a": PAGE.format(title="a", extra=""), "b": PAGE.format(title="b", extra="")})
+    named = f'print("page:", os.environ.get("{_script.PAGE_ENV}"))'
+    make_book(book, {"a": PAGE.format(title="a", extra=named), "b": PAGE.format(title="b", extra="")})
     assert main(["--root", str(book), "--workers", "2", "--no-model-warm-up"]) == 0
     out = capsys.readouterr().out
     assert f"2 pages, 2 at a time, {threads_per_worker(2)} thread(s) each; 0 from the cache" in out
@@ -113,6 +114,7 @@ def test_the_build_takes_every_page_from_the_cache(tmp_path, capsys):
     assert "Executing notebook" not in log
     html = (book / "_build" / "html" / "a.html").read_text(encoding="utf-8")
     assert f"a {threads_per_worker(2)}" in html  # the output stored by the side-by-side run, its thread count
+    assert f"page: {book / 'a.md'}" in html  # the kernel knew which page it executed
 
 
 @pytest.mark.slow

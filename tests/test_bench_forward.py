@@ -1,0 +1,101 @@
+"""The forward-pass share of the pages' time (benchmarks/bench_forward.py and its start-up hook)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from script_modules import load
+
+bench = load("benchmarks/bench_forward.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _line(page: str | None, kernel: bool, seconds: float, calls: int) -> dict:
+    return {"page": page, "pid": 1, "kernel": kernel, "argv": [], "alive_s": 9.0, "forward_s": seconds,
+            "forwards": calls}  # fmt: skip
+
+
+def test_each_page_gets_its_kernel_and_its_childrens_passes(tmp_path):
+    seconds = {"book/a.md": 10.0, "book/b.md": 4.0}
+    lines = [
+        _line(str(tmp_path / "book/a.md"), True, 3.0, 12),
+        _line(str(tmp_path / "book/a.md"), False, 1.5, 4),
+        _line(str(tmp_path / "book/a.md"), False, 0.5, 2),
+        _line(str(tmp_path / "book/b.md"), True, 0.0, 0),
+    ]
+    pages = bench.split_by_page(seconds, lines, tmp_path)
+    assert pages["book/a.md"] == {"seconds": 10.0, "forward_s": 3.0, "forwards": 12, "child_forward_s": 2.0,
+                                  "child_forwards": 6, "children": 2}  # fmt: skip
+    assert pages["book/b.md"]["forward_s"] == 0.0 and pages["book/b.md"]["children"] == 0
+    assert bench.totals(pages) == {"pages_own_time_s": 14.0, "forward_s": 3.0, "forwards": 12,
+                                   "child_forward_s": 2.0, "child_forwards": 6, "children": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([_line(None, True, 1.0, 1)], "names no page"),
+        ([_line("/elsewhere/c.md", True, 1.0, 1)], "is not in the subpath"),
+        ([], "kernel lines are not exactly one: {'book/a.md': 0}"),
+    ],
+)
+def test_a_line_of_no_page_or_a_page_without_its_kernel_is_refused(tmp_path, lines, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        bench.split_by_page({"book/a.md": 1.0}, lines, tmp_path)
+
+
+def test_a_page_of_another_run_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=re.escape("names book/z.md, which the run's log does not list")):
+        bench.split_by_page({"book/a.md": 1.0}, [_line(str(tmp_path / "book/z.md"), True, 1.0, 1)], tmp_path)
+
+
+def test_two_kernels_for_one_page_are_refused(tmp_path):
+    twice = [_line(str(tmp_path / "book/a.md"), True, 1.0, 1)] * 2
+    with pytest.raises(ValueError, match=r"\{'book/a.md': 2\}"):
+        bench.split_by_page({"book/a.md": 1.0}, twice, tmp_path)
+
+
+def _hooked(code: str, log: Path, page: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(bench.HOOK), "EVALBOOK_FORWARD_LOG": str(log),
+           "EVALBOOK_EXECUTING_PAGE": page}  # fmt: skip
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_hook_is_silent_without_its_log(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(bench.HOOK)}
+    env.pop("EVALBOOK_FORWARD_LOG", None)
+    done = subprocess.run([sys.executable, "-c", "import sitecustomize, threading; print(threading.active_count())"],
+                          env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    assert done.stdout.strip() == "1"  # no timer thread started, nothing registered at exit
+
+
+@pytest.mark.model
+def test_the_hook_times_the_real_models_passes_on_real_rows(tmp_path):
+    log = tmp_path / "forward.jsonl"
+    code = (
+        "import os, torch\n"
+        "from evalcore.models import load_model\n"
+        "from evalcore.sst2 import load_split\n"
+        "model, tokenizer = load_model()\n"
+        "rows = load_split('validation')[:3]\n"
+        "with torch.no_grad():\n"
+        "    for row in rows:\n"
+        "        model(**tokenizer(row.sentence, return_tensors='pt'))\n"
+        "if os.fork() == 0:\n"
+        "    raise SystemExit(0)\n"  # a forked child starts from zero and writes its own line
+        "os.wait()\n"
+    )
+    done = _hooked(code, log, "book/x.md")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = sorted((json.loads(t) for t in log.read_text(encoding="utf-8").splitlines()), key=lambda d: -d["forwards"])
+    parent, child = lines
+    # three outermost calls: the decoder inside the causal-LM head is not counted again
+    assert parent["forwards"] == 3 and 0 < parent["forward_s"] < parent["alive_s"]
+    assert parent["page"] == "book/x.md" and parent["kernel"] is False
+    assert child["forwards"] == 0 and child["forward_s"] == 0.0 and child["pid"] != parent["pid"]
