@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         log = Path(tmp) / "forward.jsonl"
         path = os.pathsep.join(p for p in (str(HOOK), os.environ.get("PYTHONPATH", "")) if p)
         env = {**os.environ, "PYTHONPATH": path, "EVALBOOK_FORWARD_LOG": str(log)}
+        if env.get("EVALBOOK_SST2_DIR"):  # the pages run in their own folders: a relative path would not hold
+            env["EVALBOOK_SST2_DIR"] = str(Path(env["EVALBOOK_SST2_DIR"]).resolve())
         command = [sys.executable, str(ROOT / "scripts" / "execute_pages.py"), "--root", str(root),
                    "--cache", str(Path(tmp) / "cache")]  # fmt: skip
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
