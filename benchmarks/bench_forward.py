@@ -56,6 +56,8 @@ def split_by_page(page_seconds: dict[str, float], lines: list[dict[str, Any]], r
 
     Every page must have exactly one kernel line, and every line must name a page of the
     run: a line of another run, or a page whose kernel wrote nothing, is refused, not guessed.
+    The run's own processes (execute_pages, the model's warm-up) name no page; one of them
+    with a forward pass would be a pass of no page, and is refused too.
     """
     pages = {
         name: {"seconds": seconds, "forward_s": 0.0, "forwards": 0, "kernels": 0,
@@ -65,7 +67,9 @@ def split_by_page(page_seconds: dict[str, float], lines: list[dict[str, Any]], r
     for line in lines:
         named = line.get("page")
         if named is None:
-            raise ValueError(f"a process of the run names no page: {line}")
+            if line["forwards"]:
+                raise ValueError(f"a process of the run that names no page made forward passes: {line}")
+            continue
         name = Path(named).resolve().relative_to(root.resolve()).as_posix()
         if name not in pages:
             raise ValueError(f"a process names {name}, which the run's log does not list")

@@ -28,6 +28,7 @@ def test_each_page_gets_its_kernel_and_its_childrens_passes(tmp_path):
         _line(str(tmp_path / "book/a.md"), False, 1.5, 4),
         _line(str(tmp_path / "book/a.md"), False, 0.5, 2),
         _line(str(tmp_path / "book/b.md"), True, 0.0, 0),
+        _line(None, False, 0.0, 0),  # the run's own process: no page, no pass
     ]
     pages = bench.split_by_page(seconds, lines, tmp_path)
     assert pages["book/a.md"] == {"seconds": 10.0, "forward_s": 3.0, "forwards": 12, "child_forward_s": 2.0,
@@ -40,7 +41,7 @@ def test_each_page_gets_its_kernel_and_its_childrens_passes(tmp_path):
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        ([_line(None, True, 1.0, 1)], "names no page"),
+        ([_line(None, False, 1.0, 1)], "names no page made forward passes"),
         ([_line("/elsewhere/c.md", True, 1.0, 1)], "is not in the subpath"),
         ([], "kernel lines are not exactly one: {'book/a.md': 0}"),
     ],
