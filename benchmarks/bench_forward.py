@@ -8,8 +8,8 @@ kernels and the processes they start (a page's command-line runs, its runs kille
 purpose), and each process names its page (``EVALBOOK_EXECUTING_PAGE``, which
 execute_pages sets for the kernel). Per page the record keeps the page's own time (from
 execute_pages' log), the forward-pass time and count in its kernel, and in the processes the
-kernel started that exited normally; a process killed on purpose writes nothing, so its
-passes are not counted, and the children's share is a lower bound.
+kernel started; a process killed on purpose keeps the passes it finished, not the one it
+was killed in.
 
 What the forward passes leave out is everything else a page does: starting its kernel,
 importing torch, transformers and lm-eval, loading the model, the harness's and evalcore's
@@ -107,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
 
     root = args.root.resolve()
     with tempfile.TemporaryDirectory(prefix="evalbook-forward-") as tmp:
-        log = Path(tmp) / "forward.jsonl"
+        folder = Path(tmp) / "forward"
+        folder.mkdir()
         path = os.pathsep.join(p for p in (str(HOOK), os.environ.get("PYTHONPATH", "")) if p)
-        env = {**os.environ, "PYTHONPATH": path, "EVALBOOK_FORWARD_LOG": str(log)}
+        env = {**os.environ, "PYTHONPATH": path, "EVALBOOK_FORWARD_DIR": str(folder)}
         if env.get("EVALBOOK_SST2_DIR"):  # the pages run in their own folders: a relative path would not hold
             env["EVALBOOK_SST2_DIR"] = str(Path(env["EVALBOOK_SST2_DIR"]).resolve())
         command = [sys.executable, str(ROOT / "scripts" / "execute_pages.py"), "--root", str(root),
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(
                 f"execute_pages failed (exit {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
             )
-        lines = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+        lines = [json.loads(file.read_text(encoding="utf-8")) for file in sorted(folder.glob("*.json"))]
     wall = WALL.search(done.stdout)
     if wall is None:
         raise SystemExit(f"execute_pages' log has no summary line:\n{done.stdout[-2000:]}")

@@ -62,23 +62,32 @@ def test_two_kernels_for_one_page_are_refused(tmp_path):
         bench.split_by_page({"book/a.md": 1.0}, twice, tmp_path)
 
 
-def _hooked(code: str, log: Path, page: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(bench.HOOK), "EVALBOOK_FORWARD_LOG": str(log),
+def _hooked(code: str, folder: Path, page: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(bench.HOOK), "EVALBOOK_FORWARD_DIR": str(folder),
            "EVALBOOK_EXECUTING_PAGE": page}  # fmt: skip
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_the_hook_is_silent_without_its_log(tmp_path):
+def test_the_hook_is_silent_without_its_folder(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(bench.HOOK)}
-    env.pop("EVALBOOK_FORWARD_LOG", None)
+    env.pop("EVALBOOK_FORWARD_DIR", None)
     done = subprocess.run([sys.executable, "-c", "import sitecustomize, threading; print(threading.active_count())"],
                           env=env, capture_output=True, text=True, check=True)  # fmt: skip
-    assert done.stdout.strip() == "1"  # no timer thread started, nothing registered at exit
+    assert done.stdout.strip() == "1"  # no timer thread started, nothing written
+
+
+def test_a_process_that_never_imports_torch_and_one_killed_keep_their_files(tmp_path):
+    done = _hooked("import sys, time; print(sys.argv)", tmp_path, "book/y.md")
+    assert done.returncode == 0, done.stderr
+    killed = _hooked("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", tmp_path, "book/y.md")
+    assert killed.returncode == -9
+    lines = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(tmp_path.glob("*.json"))]
+    assert len(lines) == 2 and not list(tmp_path.glob("*.partial"))
+    assert all(line["page"] == "book/y.md" and line["forwards"] == 0 and not line["kernel"] for line in lines)
 
 
 @pytest.mark.model
 def test_the_hook_times_the_real_models_passes_on_real_rows(tmp_path):
-    log = tmp_path / "forward.jsonl"
     code = (
         "import os, torch\n"
         "from evalcore.models import load_model\n"
@@ -92,9 +101,10 @@ def test_the_hook_times_the_real_models_passes_on_real_rows(tmp_path):
         "    raise SystemExit(0)\n"  # a forked child starts from zero and writes its own line
         "os.wait()\n"
     )
-    done = _hooked(code, log, "book/x.md")
+    done = _hooked(code, tmp_path, "book/x.md")
     assert done.returncode == 0, done.stderr[-2000:]
-    lines = sorted((json.loads(t) for t in log.read_text(encoding="utf-8").splitlines()), key=lambda d: -d["forwards"])
+    files = tmp_path.glob("*.json")
+    lines = sorted((json.loads(f.read_text(encoding="utf-8")) for f in files), key=lambda d: -d["forwards"])
     parent, child = lines
     # three outermost calls: the decoder inside the causal-LM head is not counted again
     assert parent["forwards"] == 3 and 0 < parent["forward_s"] < parent["alive_s"]

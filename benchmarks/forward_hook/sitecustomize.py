@@ -1,19 +1,22 @@
 """Times the model's forward passes in every Python process that starts with this folder on its path.
 
 benchmarks/bench_forward.py puts this folder first on ``PYTHONPATH`` and sets
-``EVALBOOK_FORWARD_LOG``; Python then imports this file at start-up (``site`` imports a
+``EVALBOOK_FORWARD_DIR``; Python then imports this file at start-up (``site`` imports a
 module named ``sitecustomize`` from the path), in the kernels that execute the pages and in
-every Python process those kernels start. Without ``EVALBOOK_FORWARD_LOG`` it does nothing.
+every Python process those kernels start. Without ``EVALBOOK_FORWARD_DIR`` it does nothing.
 
 What it measures: the wall time of each outermost call of a transformers model (any module
 whose class derives from ``PreTrainedModel``; a model called inside another, as the decoder
 inside the causal-LM head, is part of the outer call), and how many there were. Hooks are
 registered as soon as torch's module code is loaded: a thread looks for it every 20 ms, so
-no import is triggered or delayed by the measurement. At exit the process appends one JSON
-line to the log: the page it belongs to (``EVALBOOK_EXECUTING_PAGE``, inherited from the
-kernel), its pid, whether it is a Jupyter kernel, its time alive, and the forward-pass time
-and count. A process that is killed, or that leaves with ``os._exit`` (a multiprocessing
-worker), writes no line: its passes are not counted. A forked child starts from zero.
+no import is triggered or delayed by the measurement.
+
+Each process keeps one JSON file in that folder, written when it starts and rewritten
+(atomically) after each outermost call and at exit: the page it belongs to
+(``EVALBOOK_EXECUTING_PAGE``, inherited from the kernel), its pid, whether it is a Jupyter
+kernel (started as ``ipykernel_launcher``), its time alive, and the forward-pass time and
+count so far. A process killed on purpose keeps the calls it finished; one that a kernel
+manager kills at shutdown keeps all of them. A forked child starts a file of its own from zero.
 """
 
 from __future__ import annotations
@@ -25,10 +28,31 @@ import sys
 import threading
 import time
 
-LOG = os.environ.get("EVALBOOK_FORWARD_LOG")
-_START = time.perf_counter()
-_state = {"seconds": 0.0, "calls": 0, "depth": 0, "began": 0.0}
+FOLDER = os.environ.get("EVALBOOK_FORWARD_DIR")
+_state: dict = {"installed": False}
 _is_model: dict[type, bool] = {}
+
+
+def _begin() -> None:
+    _state.update(seconds=0.0, calls=0, depth=0, began=0.0, start=time.perf_counter(), pid=os.getpid(),
+                  file=os.path.join(FOLDER or "", f"{os.getpid()}-{time.time_ns()}.json"))  # fmt: skip
+    _write()
+
+
+def _write() -> None:
+    line = {
+        "page": os.environ.get("EVALBOOK_EXECUTING_PAGE"),
+        "pid": _state["pid"],
+        "kernel": "ipykernel_launcher" in sys.orig_argv,
+        "argv": sys.orig_argv[:4],
+        "alive_s": time.perf_counter() - _state["start"],
+        "forward_s": _state["seconds"],
+        "forwards": _state["calls"],
+    }
+    partial = _state["file"] + ".partial"
+    with open(partial, "w", encoding="utf-8") as out:
+        out.write(json.dumps(line))
+    os.replace(partial, _state["file"])
 
 
 def _model_class(cls: type) -> bool:
@@ -50,6 +74,7 @@ def _after(module: object, args: object, output: object) -> None:
         if _state["depth"] == 0:
             _state["seconds"] += time.perf_counter() - _state["began"]
             _state["calls"] += 1
+            _write()
 
 
 def _install() -> None:
@@ -60,31 +85,20 @@ def _install() -> None:
         if pre is not None and post is not None:
             pre(_before)
             post(_after)
+            _state["installed"] = True
             return
         time.sleep(0.02)
 
 
-def _reset_in_child() -> None:
-    global _START
-    _START = time.perf_counter()
-    _state.update(seconds=0.0, calls=0, depth=0)
+def _start() -> None:
+    """A file of this process's own, and the thread that waits for torch unless the hooks are in already
+    (a forked child inherits the parent's hooks, but not its threads)."""
+    _begin()
+    if not _state["installed"]:
+        threading.Thread(target=_install, name="evalbook-forward-timer", daemon=True).start()
 
 
-def _write() -> None:
-    line = {
-        "page": os.environ.get("EVALBOOK_EXECUTING_PAGE"),
-        "pid": os.getpid(),
-        "kernel": "ipykernel" in sys.modules,
-        "argv": sys.argv[:3],
-        "alive_s": time.perf_counter() - _START,
-        "forward_s": _state["seconds"],
-        "forwards": _state["calls"],
-    }
-    with open(LOG, "a", encoding="utf-8") as log:  # type: ignore[arg-type]  # set when this is registered
-        log.write(json.dumps(line) + "\n")
-
-
-if LOG:
-    threading.Thread(target=_install, name="evalbook-forward-timer", daemon=True).start()
-    os.register_at_fork(after_in_child=_reset_in_child)
+if FOLDER:
+    _start()
+    os.register_at_fork(after_in_child=_start)
     atexit.register(_write)
