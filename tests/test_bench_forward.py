@@ -110,3 +110,14 @@ def test_the_hook_times_the_real_models_passes_on_real_rows(tmp_path):
     assert parent["forwards"] == 3 and 0 < parent["forward_s"] < parent["alive_s"]
     assert parent["page"] == "book/x.md" and parent["kernel"] is False
     assert child["forwards"] == 0 and child["forward_s"] == 0.0 and child["pid"] != parent["pid"]
+
+
+def test_the_committed_records_totals_are_the_sums_of_its_pages():
+    record = json.loads((ROOT / "benchmarks" / "results" / "forward.json").read_text(encoding="utf-8"))
+    summed = bench.totals(record["pages"])
+    assert summed.keys() <= record.keys()
+    for key, value in summed.items():
+        assert record[key] == pytest.approx(value, rel=1e-9), key
+    # each page's passes fit in its own time (they ran inside it)
+    for name, page in record["pages"].items():
+        assert page["forward_s"] + page["child_forward_s"] <= page["seconds"], name

@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = ("arithmetic", "build", "fair", "fewshot", "gguf", "prefix", "scoring", "taskindex")
+NAMES = ("arithmetic", "build", "fair", "fewshot", "forward", "gguf", "prefix", "scoring", "taskindex")
 
 
 def _load(name: str) -> tuple[dict, dict]:
