@@ -20,6 +20,8 @@ from evalbook_pages.machines import (
     ceiling_shares,
     cpu_glue,
     factor_rows,
+    forward_glue,
+    forward_rows,
     full_build_spread,
     page_time_glue,
     page_time_rows,
@@ -250,3 +252,29 @@ def test_the_slowest_pages_and_their_share_of_the_pages_time():
                                                       "b_top_pages": "(not recorded)"}  # fmt: skip
     with pytest.raises(InvalidInputError, match="top must be at least 1, got 0"):
         page_time_rows(step, top=0)
+
+
+FORWARD = {
+    "commit": "0123456789abcdef",
+    "pages_own_time_s": 100.0, "forward_s": 40.0, "child_forward_s": 10.0,
+    "pages": {
+        "book/a.md": {"seconds": 60.0, "forward_s": 30.0, "child_forward_s": 10.0},
+        "book/b.md": {"seconds": 30.0, "forward_s": 10.0, "child_forward_s": 0.0},
+        "book/c.md": {"seconds": 10.0, "forward_s": 0.0, "child_forward_s": 0.0},
+    },
+}  # fmt: skip
+
+
+def test_the_forward_passes_against_the_pages_time():
+    assert forward_glue(FORWARD) == {"f_own": 100, "f_kernel": 40, "f_kernel_share": 40, "f_children": 10,
+                                     "f_rest_share": 50, "f_pages": 3, "f_commit": "0123456"}  # fmt: skip
+    assert [row["page"] for row in forward_rows(FORWARD, top=2)] == ["book/a.md", "book/b.md"]
+    assert forward_rows(FORWARD, top=1)[0] == {"page": "book/a.md", "own time (s)": 60.0,
+                                               "forward passes in its kernel (s)": 30.0,
+                                               "in processes it started (s)": 10.0}  # fmt: skip
+    with pytest.raises(InvalidInputError, match="top must be at least 1, got 0"):
+        forward_rows(FORWARD, top=0)
+    with pytest.raises(InvalidInputError, match=r"forward passes of 110\.0 s in pages that took 100\.0 s"):
+        forward_glue(FORWARD | {"forward_s": 100.0})
+    with pytest.raises(InvalidInputError, match="the record's pages took 0 s"):
+        forward_glue(FORWARD | {"pages_own_time_s": 0})

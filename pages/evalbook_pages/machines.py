@@ -23,6 +23,8 @@ from evalcore.errors import InvalidInputError
 __all__ = [
     "BUILD_GLUE",
     "BUILD_STEPS",
+    "FORWARD_COLUMNS",
+    "FORWARD_GLUE",
     "PAGE_TIME_COLUMNS",
     "PAGE_TIME_GLUE",
     "alone_glue",
@@ -35,6 +37,8 @@ __all__ = [
     "ceiling_shares",
     "cpu_glue",
     "factor_rows",
+    "forward_glue",
+    "forward_rows",
     "full_build_spread",
     "page_time_glue",
     "page_time_rows",
@@ -326,3 +330,45 @@ def page_time_glue(step: Record, top: int = 8) -> dict[str, Any]:
     pages = step["page_seconds"]
     share = round(100 * sum(r["own time (s)"] for r in rows) / sum(pages.values()))
     return dict(zip(PAGE_TIME_GLUE, (len(rows), share, len(pages)), strict=True))
+
+
+FORWARD_COLUMNS = ("page", "own time (s)", "forward passes in its kernel (s)", "in processes it started (s)")
+"""The columns of :func:`forward_rows`."""
+
+FORWARD_GLUE = ("f_own", "f_kernel", "f_kernel_share", "f_children", "f_rest_share", "f_pages", "f_commit")
+"""The glue names :func:`forward_glue` fills."""
+
+
+def forward_rows(record: Record, top: int = 8) -> list[dict[str, Any]]:
+    """The ``top`` slowest pages of the forward-pass benchmark (``benchmarks/results/forward.json``), each with
+    the seconds of the model's forward passes in its kernel and in the processes the kernel started.
+
+    Raises:
+        InvalidInputError: ``top`` below 1.
+    """
+    if top < 1:
+        raise InvalidInputError(f"top must be at least 1, got {top}")
+    slowest = sorted(record["pages"].items(), key=lambda kv: (-kv[1]["seconds"], kv[0]))[:top]
+    return [
+        dict(zip(FORWARD_COLUMNS, (name, round(page["seconds"], 1), round(page["forward_s"], 1),
+                                   round(page["child_forward_s"], 1)), strict=True))
+        for name, page in slowest
+    ]  # fmt: skip
+
+
+def forward_glue(record: Record) -> dict[str, Any]:
+    """The pages' own time of the forward-pass benchmark, the seconds and percent of it that were the model's
+    forward passes in the pages' kernels, the seconds in the processes they started, and the percent left.
+
+    Raises:
+        InvalidInputError: a record whose pages took no time, or whose forward passes add up to more than the
+            pages' own time (a measurement that counted something twice).
+    """
+    own, kernel, children = record["pages_own_time_s"], record["forward_s"], record["child_forward_s"]
+    if own <= 0:
+        raise InvalidInputError(f"the record's pages took {own} s: nothing was measured")
+    if kernel + children > own:
+        raise InvalidInputError(f"forward passes of {kernel + children:.1f} s in pages that took {own:.1f} s")
+    values = (round(own), round(kernel), round(100 * kernel / own), round(children),
+              round(100 * (own - kernel - children) / own), len(record["pages"]), record["commit"][:7])  # fmt: skip
+    return dict(zip(FORWARD_GLUE, values, strict=True))
