@@ -43,7 +43,7 @@ python-check:
 		echo "  Build the book on a Linux x86-64 machine, VM or container." >&2; \
 		exit 1; \
 	fi
-	@if [ -x $(BIN)/python ]; then \
+	@if [ -x $(BIN)/python ] || [ -L $(BIN)/python ]; then \
 		$(BIN)/python -c '' >/dev/null 2>&1 || { \
 		echo "make: $(VENV)/bin/python does not start ($$($(BIN)/python -c '' 2>&1 | head -n 1)): the Python it was made with is gone or broken; remove it (make distclean) and run make again" >&2; exit 1; }; \
 		$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \

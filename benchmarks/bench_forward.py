@@ -4,17 +4,19 @@ Executes every page of the book from an empty execution cache, as ``make book-fu
 (scripts/execute_pages.py with its defaults: one kernel per core, one thread each), with
 ``benchmarks/forward_hook`` first on ``PYTHONPATH``. Its ``sitecustomize`` times each
 outermost call of a transformers model in every Python process of the run, the pages'
-kernels and the processes they start (a page's command-line runs, its runs killed on
-purpose), and each process names its page (``EVALBOOK_EXECUTING_PAGE``, which
+kernels and the Python processes they start with that environment (a page's command-line
+runs, the harness's helpers), and each process names its page (``EVALBOOK_EXECUTING_PAGE``, which
 execute_pages sets for the kernel). Per page the record keeps the page's own time (from
 execute_pages' log), the forward-pass time and count in its kernel, and in the processes the
 kernel started; a process killed on purpose keeps the passes it finished, not the one it
-was killed in.
+was killed in, and a process started with another ``PYTHONPATH`` is not measured, so the
+children's column is a lower bound.
 
-What the forward passes leave out is everything else a page does: starting its kernel,
-importing torch, transformers and lm-eval, loading the model, the harness's and evalcore's
-own Python, the processes' start-up. The hooks run a few Python lines per module call; the
-page times under them are this run's, not the build benchmark's (benchmarks/bench_build.py).
+The record splits a page's time in two and no further: the model's calls, and everything
+else (starting the kernel, imports, loading the model, the harness's and evalcore's own
+Python, the processes' start-up, the hooks' file writes). The hooks run a few Python lines
+per module call; the page times under them are this run's, not the build benchmark's
+(benchmarks/bench_build.py).
 Writes benchmarks/results/forward.json atomically (numbers and page names only).
 
     EVALBOOK_SST2_DIR=../shared/data/sst2 .venv/bin/python benchmarks/bench_forward.py
@@ -70,7 +72,12 @@ def split_by_page(page_seconds: dict[str, float], lines: list[dict[str, Any]], r
             if line["forwards"]:
                 raise ValueError(f"a process of the run that names no page made forward passes: {line}")
             continue
-        name = Path(named).resolve().relative_to(root.resolve()).as_posix()
+        try:
+            name = Path(named).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise ValueError(f"a process names {named}, which is outside the book at {root}") from None
+        if line.get("write_errors"):
+            raise ValueError(f"a process of {name} could not write its counts {line['write_errors']} time(s): {line}")
         if name not in pages:
             raise ValueError(f"a process names {name}, which the run's log does not list")
         page = pages[name]

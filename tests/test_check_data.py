@@ -95,6 +95,11 @@ def test_make_refuses_another_python_and_an_old_venv_at_once(tmp_path):
     gone = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
     assert gone.returncode != 0 and ".venv/bin/python does not start (shim: python: command not found)" in gone.stderr
     assert "remove it (make distclean)" in gone.stderr
+    (tmp_path / ".venv" / "bin" / "python").unlink()
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(tmp_path / "uninstalled" / "python3.11")  # dangling
+    dangling = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
+    assert dangling.returncode != 0 and ".venv/bin/python does not start (" in dangling.stderr, dangling.stderr
+    (tmp_path / ".venv" / "bin" / "python").unlink()
     _fake_python(tmp_path / ".venv" / "bin" / "python", "3.9.18", ok=False)
     stale = subprocess.run(["make", "-s", "python-check"], cwd=tmp_path, capture_output=True, text=True)
     assert stale.returncode != 0
