@@ -124,7 +124,10 @@ class _Watch(importlib.abc.MetaPathFinder):
 
 
 def _forked() -> None:
-    """A forked child: not the kernel, counts from zero, writes when it has something to say."""
+    """A forked child: not the kernel, counts from zero, writes when it has something to say. Its lock is
+    new: another thread of the parent may have held the old one at the fork, and no thread is left to free it."""
+    global _lock  # the one state a fork cannot share
+    _lock = threading.Lock()
     _begin(kernel=False)
 
 
