@@ -13,6 +13,7 @@ import pytest
 from script_modules import load
 
 bench = load("benchmarks/bench_forward.py")
+PAGE_ENV = load("scripts/execute_pages.py").PAGE_ENV  # the name execute_pages sets and the hook reads
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -64,7 +65,7 @@ def test_two_kernels_for_one_page_are_refused(tmp_path):
 def _hooked(code: str, folder: Path, page: str, *args: str) -> subprocess.CompletedProcess:
     folder.mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(bench.HOOK), "EVALBOOK_FORWARD_DIR": str(folder),
-           "EVALBOOK_EXECUTING_PAGE": page}  # fmt: skip
+           PAGE_ENV: page}  # fmt: skip
     return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=600)
 
 
