@@ -16,9 +16,9 @@ import logging
 import os
 import sys
 import tempfile
+import types
 import warnings
 from collections.abc import Iterator
-from typing import Any
 
 __all__ = ["LOGGERS", "RECORDED_ORIGINS", "captured", "import_quietly", "is_recorded_origin"]
 
@@ -199,7 +199,7 @@ def _recorded(sink: list[str], foreign: list[warnings.WarningMessage]) -> Iterat
                     foreign.append(w)
 
 
-def import_quietly(name: str, notes: list[str] | None = None) -> Any:
+def import_quietly(name: str, notes: list[str] | None = None) -> types.ModuleType:
     """Import a module with its import-time warnings captured (into ``notes`` if given).
 
     Some libraries warn once when first imported under a notebook kernel (tqdm's

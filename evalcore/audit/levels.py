@@ -56,7 +56,7 @@ from evalcore.protocol.digest import sha256_text
 from evalcore.protocol.fingerprint import protocol_fingerprint
 from evalcore.records.typed import SCORERS, RunRecord
 from evalcore.scoring.loglik import encode_pair, score_item
-from evalcore.tasks import default_task
+from evalcore.tasks import TaskItem, default_task
 
 __all__ = ["audit_record", "check_identity", "stored_scores"]
 
@@ -182,7 +182,7 @@ def _level1(record: RunRecord, report: AuditReport) -> list[str]:  # noqa: C901
     return problems
 
 
-def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Tokenizer) -> list[str]:
+def _level2(record: RunRecord, rows: Sequence[TaskItem], tokenizer: Tokenizer) -> list[str]:
     task = default_task()
     size = task.split_size("validation")
     if len(rows) != size or any(row.idx != k for k, row in enumerate(rows)):
@@ -216,7 +216,7 @@ def _level2(record: RunRecord, rows: Sequence[Any], tokenizer: Tokenizer) -> lis
 
 
 def _level3(
-    record: RunRecord, rows: Sequence[Any], model: CausalLM, tokenizer: Tokenizer, report: AuditReport
+    record: RunRecord, rows: Sequence[TaskItem], model: CausalLM, tokenizer: Tokenizer, report: AuditReport
 ) -> list[str]:
     problems = []
     stored: dict[str, dict[int, list[float]]] = {"official": {}, "independent": {}}
@@ -275,7 +275,7 @@ def audit_record(
     record: RunRecord | Mapping[str, Any],
     *,
     level: int = 1,
-    rows: list[Any] | None = None,
+    rows: Sequence[TaskItem] | None = None,
     tokenizer: Tokenizer | None = None,
     model: CausalLM | None = None,
 ) -> AuditReport:

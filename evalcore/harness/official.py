@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import Distribution
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.capture import captured
 from evalcore.errors import HarnessMismatchError, InvalidInputError, PromptTooLongError
@@ -26,6 +26,9 @@ from evalcore.models.loader import DEFAULT_MODEL, locate_model
 from evalcore.models.parsing import gguf_parsed_once
 from evalcore.scoring.loglik import MAX_LENGTH, encode_pair, validation_row
 from evalcore.tasks import Task, TaskItem, default_task
+
+if TYPE_CHECKING:
+    from lm_eval.api.model import LM
 
 __all__ = [
     "HARNESS_VERSION",
@@ -209,7 +212,7 @@ SEED_ARGUMENTS = ("random_seed", "numpy_random_seed", "torch_random_seed", "fews
 
 @needs_run_extra
 def evaluate(
-    lm: Any,
+    lm: LM,
     config: dict[str, Any],
     passed: Sequence[int],
     *,

@@ -10,7 +10,7 @@ tokens), so no test or benchmark compares against a differently configured harne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError, InvalidTypeError
@@ -18,11 +18,16 @@ from evalcore.extras import needs_run_extra
 from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.scoring.loglik import MAX_LENGTH
 
+if TYPE_CHECKING:
+    from lm_eval.api.instance import Instance
+    from lm_eval.api.model import LM
+    from lm_eval.models.huggingface import HFLM
+
 __all__ = ["harness_instances", "harness_lm", "harness_loglikelihood"]
 
 
 @needs_run_extra
-def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) -> Any:
+def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) -> HFLM:
     """lm-eval's ``HFLM`` around an already loaded model: CPU, ``batch_size``, the book's window.
 
     The harness's messages while it builds the wrapper are captured, not printed.
@@ -49,7 +54,7 @@ def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) ->
 
 
 @needs_run_extra
-def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Any]:
+def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Instance]:
     """One ``loglikelihood`` ``Instance`` per ``(context, continuation)``, indexed in order.
 
     Examples:
@@ -65,7 +70,7 @@ def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Any]:
     return [Instance("loglikelihood", {}, (context, cont), i) for i, (context, cont) in enumerate(requests)]
 
 
-def harness_loglikelihood(lm: Any, requests: Sequence[tuple[str, str]]) -> list[float]:
+def harness_loglikelihood(lm: LM, requests: Sequence[tuple[str, str]]) -> list[float]:
     """The harness's log-likelihood of each request's continuation, in the order given.
 
     Examples:

@@ -19,12 +19,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
 from evalcore.harness.taskindex import indexed_task_manager
+
+if TYPE_CHECKING:
+    from lm_eval.api.model import LM
+    from lm_eval.api.task import ConfigurableTask
 
 __all__ = [
     "LOCAL_BUILDERS",
@@ -113,7 +117,7 @@ def is_local_dataset(config: dict[str, Any]) -> bool:
 
 
 @needs_run_extra
-def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | None = None) -> Any:
+def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | None = None) -> ConfigurableTask:
     """The harness's ``ConfigurableTask`` for ``config``; with ``docs``, on those documents instead of its dataset.
 
     ``docs`` stand in for the evaluation split, the only split then (``process_docs`` is dropped, since logged
@@ -171,7 +175,7 @@ def _arguments(instances: Sequence[Any]) -> list[tuple[str, str]]:
     return [(str(inst.arguments[0]), str(inst.arguments[1])) for inst in instances]
 
 
-def zero_shot_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
+def zero_shot_requests(task: ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
     """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
 
     Examples:
@@ -198,7 +202,9 @@ def _set_shots(task: Any, k: int, seed: int | None) -> None:
         task.set_fewshot_seed(seed=seed)
 
 
-def replayed_requests(task: Any, indices: Sequence[int], k: int, seed: int | None) -> dict[int, list[tuple[str, str]]]:
+def replayed_requests(
+    task: ConfigurableTask, indices: Sequence[int], k: int, seed: int | None
+) -> dict[int, list[tuple[str, str]]]:
     """The requests the harness builds in one run over the evaluation documents ``indices`` at ``k`` shots, keyed
     by dataset index.
 
@@ -229,7 +235,7 @@ def replayed_requests(task: Any, indices: Sequence[int], k: int, seed: int | Non
     return {chosen[position]: _arguments(insts) for position, insts in by_position.items()}
 
 
-def requests_alone(task: Any, index: int, k: int, seed: int | None) -> list[tuple[str, str]]:
+def requests_alone(task: ConfigurableTask, index: int, k: int, seed: int | None) -> list[tuple[str, str]]:
     """The requests one document gets in a run over it alone: what it would be served with no other document.
 
     Examples:
@@ -246,7 +252,7 @@ def requests_alone(task: Any, index: int, k: int, seed: int | None) -> list[tupl
 
 
 @needs_run_extra
-def evaluate_config(lm: Any, config: dict[str, Any], *, num_fewshot: int, fewshot_seed: int) -> dict[str, Any]:
+def evaluate_config(lm: LM, config: dict[str, Any], *, num_fewshot: int, fewshot_seed: int) -> dict[str, Any]:
     """Run a task by lm-eval's own ``evaluator.evaluate``, seeded as ``simple_evaluate`` seeds it, with the
     ``config`` block (model, shots, few-shot seed) a results file needs to be replayed.
 

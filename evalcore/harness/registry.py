@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
 from evalcore.harness.taskindex import indexed_task_manager
 from evalcore.tasks import Task, TaskItem, default_task
+
+if TYPE_CHECKING:
+    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.tasks import TaskManager
 
 __all__ = [
     "TASK",
@@ -33,7 +37,7 @@ TASK = "sst2"
 
 @needs_run_extra  # checked on every call, the cached registry included
 @functools.lru_cache(maxsize=1)
-def task_manager() -> Any:
+def task_manager() -> TaskManager:
     """lm-eval's task registry, made once per process; its own tasks' index is read from the evalbook
     cache (:func:`evalcore.harness.taskindex.indexed_task_manager`: indexing every task YAML takes seconds).
 
@@ -89,7 +93,7 @@ def build_task(
     notes: list[str] | None = None,
     *,
     task: Task | None = None,
-) -> Any:
+) -> ConfigurableTask:
     """The harness's own ``ConfigurableTask`` for a task (sst2 by default), on the local rows.
 
     Args:
@@ -115,7 +119,7 @@ def build_task(
     return built
 
 
-def harness_requests(task: Any, doc: dict[str, Any]) -> list[tuple[str, str]]:
+def harness_requests(task: ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
     """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
 
     Examples:

@@ -30,12 +30,15 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.capture import captured
 from evalcore.errors import InvalidInputError
 from evalcore.extras import needs_run_extra
 from evalcore.models.cache import cache_root
+
+if TYPE_CHECKING:
+    from lm_eval.tasks import TaskManager
 
 __all__ = ["default_index", "index_key", "indexed_task_manager", "tasks_folder"]
 
@@ -183,7 +186,7 @@ def _manager_class() -> type:
 
 
 @needs_run_extra
-def indexed_task_manager(include_path: str | list[str] | None = None) -> Any:
+def indexed_task_manager(include_path: str | list[str] | None = None) -> TaskManager:
     """lm-eval's ``TaskManager(include_path=...)``, its own tasks indexed by :func:`default_index`.
 
     Examples:

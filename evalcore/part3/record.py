@@ -46,6 +46,7 @@ from evalcore.protocol.jsonvalue import JSONObject, json_object
 from evalcore.records.atomic import create_json_exclusive
 from evalcore.records.schema import record_digest
 from evalcore.records.store import is_finite_number
+from evalcore.tasks import TaskItem
 
 __all__ = [
     "GENERATION_FIELDS",
@@ -175,7 +176,7 @@ def condition_problems(name: str, cond: object, item_ids: Sequence[int]) -> list
     return problems
 
 
-def record_problems(record: object, validation: Sequence[Any] | None = None) -> list[str]:
+def record_problems(record: object, validation: Sequence[TaskItem] | None = None) -> list[str]:
     """Every problem of a Part III record (``experiments/part3.py`` or ``confirm.py``), for every item.
 
     Args:
@@ -228,7 +229,7 @@ def record_problems(record: object, validation: Sequence[Any] | None = None) -> 
     return problems
 
 
-def require_whole(record: object, validation: Sequence[Any] | None = None, *, where: str = "record") -> None:
+def require_whole(record: object, validation: Sequence[TaskItem] | None = None, *, where: str = "record") -> None:
     """:func:`record_problems` as a refusal: raise if there is any.
 
     Raises:

@@ -26,6 +26,7 @@ from typing import Any
 from evalcore.errors import RecordError
 from evalcore.part3.record import require_whole
 from evalcore.scoring.loglik import argmax_first
+from evalcore.tasks import TaskItem
 
 __all__ = [
     "ConfirmRecord",
@@ -227,7 +228,7 @@ def _conditions(conditions: Mapping[str, Any]) -> dict[str, StoredCondition]:
     return {name: StoredCondition.from_json(cond) for name, cond in conditions.items()}
 
 
-def _whole(record: Any, where: str, validation: Sequence[Any] | None) -> Mapping[str, Any]:
+def _whole(record: Any, where: str, validation: Sequence[TaskItem] | None) -> Mapping[str, Any]:
     if not isinstance(record, Mapping):
         raise RecordError(f"{where}: a record is a JSON object, got {type(record).__name__}")
     require_whole(record, validation, where=where)
@@ -292,7 +293,7 @@ class ExperimentRecord(ScoredRecord):
 
     @classmethod
     def from_json(
-        cls, record: object, where: str = "record", validation: Sequence[Any] | None = None
+        cls, record: object, where: str = "record", validation: Sequence[TaskItem] | None = None
     ) -> ExperimentRecord:
         """The typed record of a whole experiment record.
 
@@ -421,7 +422,9 @@ class ConfirmRecord(ScoredRecord):
     """The rule's report as stored (JSON); :func:`evalcore.part3.confirm.recompute_verdict` gives it again."""
 
     @classmethod
-    def from_json(cls, record: object, where: str = "record", validation: Sequence[Any] | None = None) -> ConfirmRecord:
+    def from_json(
+        cls, record: object, where: str = "record", validation: Sequence[TaskItem] | None = None
+    ) -> ConfirmRecord:
         """The typed record of a whole confirm record (see :meth:`ExperimentRecord.from_json`).
 
         Its verdict is not re-derived here: that needs the dev records
@@ -480,7 +483,7 @@ class ConfirmRecord(ScoredRecord):
 
 
 def read_part3_record(
-    path: str | os.PathLike[str], validation: Sequence[Any] | None = None
+    path: str | os.PathLike[str], validation: Sequence[TaskItem] | None = None
 ) -> ExperimentRecord | ConfirmRecord:
     """Read a Part III record from ``path``: strict JSON, checked whole, typed by its kind.
 

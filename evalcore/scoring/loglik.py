@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import ContextNotPrefixError, InvalidInputError, PromptTooLongError
 from evalcore.extras import needs_run_extra
 from evalcore.models.interfaces import CausalLM, Encoder
 from evalcore.protocol.ledger import ledger_record
 from evalcore.tasks import Task, TaskItem, default_task
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "MAX_LENGTH",
@@ -132,7 +135,7 @@ def argmax_first(values: Sequence[float]) -> int:
 
 
 @needs_run_extra
-def continuation_scores(window: Any, continuation_ids: Sequence[int]) -> tuple[tuple[float, ...], float, bool]:
+def continuation_scores(window: torch.Tensor, continuation_ids: Sequence[int]) -> tuple[tuple[float, ...], float, bool]:
     """The one log-prob gather: each continuation token's log p, their sum s_ij, and greediness.
 
     Args:
