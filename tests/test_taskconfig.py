@@ -21,6 +21,20 @@ def test_yaml_fields_are_the_pinned_ones():
     assert task_yaml_path().parts[-4:] == ("tasks", "glue", "sst2", "default.yaml")
 
 
+def test_an_lm_eval_without_a_file_is_refused_by_name(monkeypatch, tmp_path):
+    # a folder named lm_eval on the path, with no __init__.py, imports as a namespace package
+    import types
+
+    import evalbook_pages.taskconfig as taskconfig
+
+    namespace = types.ModuleType("lm_eval")
+    namespace.__file__ = None
+    namespace.__path__ = [str(tmp_path / "lm_eval")]
+    monkeypatch.setattr(taskconfig, "import_quietly", lambda name: namespace)
+    with pytest.raises(ModuleNotFoundError, match=r"lm_eval at \[.*lm_eval'\] is not an installed package"):
+        task_yaml_path()
+
+
 def test_effective_config_marks_implicit_defaults():
     fields = {f.name: f for f in effective_config()}
     assert (fields["target_delimiter"].value, fields["target_delimiter"].origin) == (" ", "default")
