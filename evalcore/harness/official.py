@@ -28,7 +28,7 @@ from evalcore.scoring.loglik import MAX_LENGTH, encode_pair, validation_row
 from evalcore.tasks import Task, TaskItem, default_task
 
 if TYPE_CHECKING:
-    from lm_eval.api.model import LM
+    import lm_eval.api.model
 
 __all__ = [
     "HARNESS_VERSION",
@@ -212,7 +212,7 @@ SEED_ARGUMENTS = ("random_seed", "numpy_random_seed", "torch_random_seed", "fews
 
 @needs_run_extra
 def evaluate(
-    lm: LM,
+    lm: lm_eval.api.model.LM,
     config: dict[str, Any],
     passed: Sequence[int],
     *,
@@ -224,7 +224,7 @@ def evaluate(
     """One ``simple_evaluate`` call of one registry task (``sst2`` in the book): the one wrapper every run goes through.
 
     Args:
-        lm: the harness's model wrapper (``HFLM``).
+        lm: the harness's model wrapper, any lm-eval ``LM`` (the book's runs pass an ``HFLM``).
         config: the task, from :func:`official_task_config`.
         passed: the ``samples`` list, handed over in the order given.
         num_fewshot: shots (None: the task's own, zero for sst2).

@@ -19,15 +19,15 @@ from evalcore.models.interfaces import CausalLM, Tokenizer
 from evalcore.scoring.loglik import MAX_LENGTH
 
 if TYPE_CHECKING:
-    from lm_eval.api.instance import Instance
-    from lm_eval.api.model import LM
-    from lm_eval.models.huggingface import HFLM
+    import lm_eval.api.instance
+    import lm_eval.api.model
+    import lm_eval.models.huggingface
 
 __all__ = ["harness_instances", "harness_lm", "harness_loglikelihood"]
 
 
 @needs_run_extra
-def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) -> HFLM:
+def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) -> lm_eval.models.huggingface.HFLM:
     """lm-eval's ``HFLM`` around an already loaded model: CPU, ``batch_size``, the book's window.
 
     The harness's messages while it builds the wrapper are captured, not printed.
@@ -54,7 +54,7 @@ def harness_lm(model: CausalLM, tokenizer: Tokenizer, *, batch_size: int = 1) ->
 
 
 @needs_run_extra
-def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Instance]:
+def harness_instances(requests: Sequence[tuple[str, str]]) -> list[lm_eval.api.instance.Instance]:
     """One ``loglikelihood`` ``Instance`` per ``(context, continuation)``, indexed in order.
 
     Examples:
@@ -70,7 +70,7 @@ def harness_instances(requests: Sequence[tuple[str, str]]) -> list[Instance]:
     return [Instance("loglikelihood", {}, (context, cont), i) for i, (context, cont) in enumerate(requests)]
 
 
-def harness_loglikelihood(lm: LM, requests: Sequence[tuple[str, str]]) -> list[float]:
+def harness_loglikelihood(lm: lm_eval.api.model.TemplateLM, requests: Sequence[tuple[str, str]]) -> list[float]:
     """The harness's log-likelihood of each request's continuation, in the order given.
 
     Examples:

@@ -27,8 +27,8 @@ from evalcore.extras import needs_run_extra
 from evalcore.harness.taskindex import indexed_task_manager
 
 if TYPE_CHECKING:
-    from lm_eval.api.model import LM
-    from lm_eval.api.task import ConfigurableTask
+    import lm_eval.api.model
+    import lm_eval.api.task
 
 __all__ = [
     "LOCAL_BUILDERS",
@@ -117,7 +117,9 @@ def is_local_dataset(config: dict[str, Any]) -> bool:
 
 
 @needs_run_extra
-def task_from_config(config: dict[str, Any], docs: Sequence[dict[str, Any]] | None = None) -> ConfigurableTask:
+def task_from_config(
+    config: dict[str, Any], docs: Sequence[dict[str, Any]] | None = None
+) -> lm_eval.api.task.ConfigurableTask:
     """The harness's ``ConfigurableTask`` for ``config``; with ``docs``, on those documents instead of its dataset.
 
     ``docs`` stand in for the evaluation split, the only split then (``process_docs`` is dropped, since logged
@@ -175,7 +177,7 @@ def _arguments(instances: Sequence[Any]) -> list[tuple[str, str]]:
     return [(str(inst.arguments[0]), str(inst.arguments[1])) for inst in instances]
 
 
-def zero_shot_requests(task: ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
+def zero_shot_requests(task: lm_eval.api.task.ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
     """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
 
     Examples:
@@ -203,7 +205,7 @@ def _set_shots(task: Any, k: int, seed: int | None) -> None:
 
 
 def replayed_requests(
-    task: ConfigurableTask, indices: Sequence[int], k: int, seed: int | None
+    task: lm_eval.api.task.ConfigurableTask, indices: Sequence[int], k: int, seed: int | None
 ) -> dict[int, list[tuple[str, str]]]:
     """The requests the harness builds in one run over the evaluation documents ``indices`` at ``k`` shots, keyed
     by dataset index.
@@ -235,7 +237,9 @@ def replayed_requests(
     return {chosen[position]: _arguments(insts) for position, insts in by_position.items()}
 
 
-def requests_alone(task: ConfigurableTask, index: int, k: int, seed: int | None) -> list[tuple[str, str]]:
+def requests_alone(
+    task: lm_eval.api.task.ConfigurableTask, index: int, k: int, seed: int | None
+) -> list[tuple[str, str]]:
     """The requests one document gets in a run over it alone: what it would be served with no other document.
 
     Examples:
@@ -252,7 +256,9 @@ def requests_alone(task: ConfigurableTask, index: int, k: int, seed: int | None)
 
 
 @needs_run_extra
-def evaluate_config(lm: LM, config: dict[str, Any], *, num_fewshot: int, fewshot_seed: int) -> dict[str, Any]:
+def evaluate_config(
+    lm: lm_eval.api.model.LM, config: dict[str, Any], *, num_fewshot: int, fewshot_seed: int
+) -> dict[str, Any]:
     """Run a task by lm-eval's own ``evaluator.evaluate``, seeded as ``simple_evaluate`` seeds it, with the
     ``config`` block (model, shots, few-shot seed) a results file needs to be replayed.
 

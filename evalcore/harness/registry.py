@@ -19,8 +19,8 @@ from evalcore.harness.taskindex import indexed_task_manager
 from evalcore.tasks import Task, TaskItem, default_task
 
 if TYPE_CHECKING:
-    from lm_eval.api.task import ConfigurableTask
-    from lm_eval.tasks import TaskManager
+    import lm_eval.api.task
+    import lm_eval.tasks
 
 __all__ = [
     "TASK",
@@ -37,7 +37,7 @@ TASK = "sst2"
 
 @needs_run_extra  # checked on every call, the cached registry included
 @functools.lru_cache(maxsize=1)
-def task_manager() -> TaskManager:
+def task_manager() -> lm_eval.tasks.TaskManager:
     """lm-eval's task registry, made once per process; its own tasks' index is read from the evalbook
     cache (:func:`evalcore.harness.taskindex.indexed_task_manager`: indexing every task YAML takes seconds).
 
@@ -93,7 +93,7 @@ def build_task(
     notes: list[str] | None = None,
     *,
     task: Task | None = None,
-) -> ConfigurableTask:
+) -> lm_eval.api.task.ConfigurableTask:
     """The harness's own ``ConfigurableTask`` for a task (sst2 by default), on the local rows.
 
     Args:
@@ -119,7 +119,7 @@ def build_task(
     return built
 
 
-def harness_requests(task: ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
+def harness_requests(task: lm_eval.api.task.ConfigurableTask, doc: dict[str, Any]) -> list[tuple[str, str]]:
     """The ``(context, continuation)`` pairs the harness builds for one document at 0 shots.
 
     Examples:

@@ -38,7 +38,7 @@ from evalcore.extras import needs_run_extra
 from evalcore.models.cache import cache_root
 
 if TYPE_CHECKING:
-    from lm_eval.tasks import TaskManager
+    import lm_eval.tasks
 
 __all__ = ["default_index", "index_key", "indexed_task_manager", "tasks_folder"]
 
@@ -186,7 +186,7 @@ def _manager_class() -> type:
 
 
 @needs_run_extra
-def indexed_task_manager(include_path: str | list[str] | None = None) -> TaskManager:
+def indexed_task_manager(include_path: str | list[str] | None = None) -> lm_eval.tasks.TaskManager:
     """lm-eval's ``TaskManager(include_path=...)``, its own tasks indexed by :func:`default_index`.
 
     Examples:

@@ -254,7 +254,7 @@ def score_item(
 def assemble_item(
     row: TaskItem,
     candidates: Sequence[Candidate],
-    window_for: Callable[[Candidate], Any],
+    window_for: Callable[[Candidate], torch.Tensor],
     *,
     shape: tuple[int, int, int],
     forward_passes: int,

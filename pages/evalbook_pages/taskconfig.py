@@ -44,8 +44,8 @@ TASK_YAML = "tasks/glue/sst2/default.yaml"
 
 def _lm_eval_root() -> Path:
     lm_eval = import_quietly("lm_eval")
-    if lm_eval.__file__ is None:  # a namespace package has no file: not an installed lm-eval
-        raise ModuleNotFoundError(f"lm_eval at {list(lm_eval.__path__)} is not an installed package")
+    if lm_eval.__file__ is None:  # a namespace package (a folder with no __init__.py) has no file
+        raise ModuleNotFoundError(f"lm_eval at {list(lm_eval.__path__)} is not an installed package", name="lm_eval")
     return Path(lm_eval.__file__).resolve().parent
 
 
