@@ -11,6 +11,7 @@ from evalbook_pages.taskconfig import (
     source_map,
     task_yaml_path,
 )
+from evalcore.errors import InvalidInputError
 
 
 def test_yaml_fields_are_the_pinned_ones():
@@ -21,17 +22,15 @@ def test_yaml_fields_are_the_pinned_ones():
     assert task_yaml_path().parts[-4:] == ("tasks", "glue", "sst2", "default.yaml")
 
 
-def test_an_lm_eval_without_a_file_is_refused_by_name(monkeypatch, tmp_path):
-    # a folder named lm_eval on the path, with no __init__.py, imports as a namespace package
-    import types
+def test_a_harness_without_its_task_folder_is_refused(monkeypatch):
+    # e.g. a namespace package named lm_eval ahead of the installed harness: no lm_eval.tasks module file
+    import importlib.util
 
-    import evalbook_pages.taskconfig as taskconfig
-
-    namespace = types.ModuleType("lm_eval")
-    namespace.__file__ = None
-    namespace.__path__ = [str(tmp_path / "lm_eval")]
-    monkeypatch.setattr(taskconfig, "import_quietly", lambda name: namespace)
-    with pytest.raises(ModuleNotFoundError, match=r"lm_eval at \[.*lm_eval'\] is not an installed package"):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "lm_eval.tasks" else real(name, *a)
+    )
+    with pytest.raises(InvalidInputError, match=r"lm_eval\.tasks cannot be found: is lm-eval installed\?"):
         task_yaml_path()
 
 

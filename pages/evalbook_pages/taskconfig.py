@@ -18,6 +18,7 @@ import yaml
 
 from evalcore.capture import import_quietly
 from evalcore.errors import InvalidInputError
+from evalcore.harness.taskindex import tasks_folder
 
 __all__ = [
     "COUNTERPARTS",
@@ -43,10 +44,8 @@ TASK_YAML = "tasks/glue/sst2/default.yaml"
 
 
 def _lm_eval_root() -> Path:
-    lm_eval = import_quietly("lm_eval")
-    if lm_eval.__file__ is None:  # a namespace package (a folder with no __init__.py) has no file
-        raise ModuleNotFoundError(f"lm_eval at {list(lm_eval.__path__)} is not an installed package", name="lm_eval")
-    return Path(lm_eval.__file__).resolve().parent
+    import_quietly("lm_eval")  # its import-time warnings captured, not printed on the page
+    return Path(tasks_folder()).resolve().parent  # the installed harness, as its task index finds it
 
 
 def task_yaml_path() -> Path:
